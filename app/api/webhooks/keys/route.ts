@@ -1,0 +1,11 @@
+import { handleKeyWebhook } from "@/lib/ingest/handle-key-webhook";
+
+// The provider authenticates with its signature, not a session: no auth check here by design.
+export const dynamic = "force-dynamic";
+
+export const POST = handleKeyWebhook;
+// Every other method gets 405 with a stored receipt (DESIGN.md invariant 5), not Next's bare 405.
+export const GET = handleKeyWebhook;
+export const PUT = handleKeyWebhook;
+export const PATCH = handleKeyWebhook;
+export const DELETE = handleKeyWebhook;

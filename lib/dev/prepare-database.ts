@@ -1,0 +1,38 @@
+import "server-only";
+// "A migrated database to talk to", shared by the launcher, `npm run db:migrate`, test setup and
+// benchmarks: DATABASE_URL when it is set, otherwise the embedded PostgreSQL in .data/postgres.
+import { applyMigrations } from "../migrations/wasm-engine";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "./embedded-postgres";
+
+export type PreparedDatabase = {
+  databaseUrl: string;
+  /** The embedded server, when DATABASE_URL was not given (for createDatabase, adminUrl, pid). */
+  embedded?: EmbeddedPostgres;
+  /** Migrations applied by this call. */
+  applied: string[];
+  /** Stops the embedded server if this call started it; nothing otherwise. */
+  stop(): Promise<void>;
+};
+
+export async function prepareDatabase(
+  options: {
+    /** Unset or empty: start (or share) the embedded server. */
+    databaseUrl?: string;
+    dataDir?: string;
+    port?: number;
+    migrationsDir?: string;
+    onUnexpectedExit?: (reason: string) => void;
+  } = {},
+): Promise<PreparedDatabase> {
+  const embedded = options.databaseUrl
+    ? undefined
+    : await startEmbeddedPostgres({ dataDir: options.dataDir, port: options.port, onUnexpectedExit: options.onUnexpectedExit });
+  const databaseUrl = options.databaseUrl || embedded!.databaseUrl;
+  try {
+    const applied = await applyMigrations({ databaseUrl, migrationsDir: options.migrationsDir });
+    return { databaseUrl, embedded, applied, stop: async () => embedded?.stop() };
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,58 @@
+import "server-only";
+// Claims an event and applies its credential change in ONE interactive transaction
+// (DESIGN.md invariants 1–4). The rules themselves run in the SQL function
+// keyhook_apply_event (see its migration for why); the receipt of the delivery is written by the
+// same statement, so an answered delivery and its receipt commit or vanish together.
+import { prisma, type Db } from "../db";
+import { env } from "../env";
+import type { KeyEvent, UnknownTypeEvent } from "./event-schema";
+
+export type IngestOutcome = "applied" | "duplicate" | "stale" | "quarantined" | "ignored";
+
+export type ApplyResult = {
+  outcome: IngestOutcome;
+  reason: string | null;
+  ledgerId: bigint | null;
+  /** For a duplicate: what the first delivery of this event did. */
+  firstOutcome: string | null;
+};
+
+export type ApplyKeyEventOptions = {
+  event: KeyEvent | UnknownTypeEvent;
+  /** The raw JSON body, stored as the ledger payload. */
+  rawBody: string;
+  receivedAt: Date;
+  receipt: { webhookId: string; bodyBytes: number; handlerMicros: number; source: "provider" | "replay" };
+};
+
+type Row = { outcome: IngestOutcome; reason: string | null; ledger_id: bigint | null; first_outcome: string | null };
+
+export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = prisma): Promise<ApplyResult> {
+  const { event, rawBody, receivedAt, receipt } = options;
+  const key = "keyId" in event ? event : null;
+  const timeout = env().INGEST_TX_TIMEOUT_MS;
+
+  const rows = await db.$transaction(
+    (tx) => tx.$queryRaw<Row[]>`
+      WITH applied AS MATERIALIZED (
+        SELECT * FROM keyhook_apply_event(
+          ${event.tenantId}, ${event.id}, ${event.type}, ${key?.keyId ?? null}, ${key?.previousKeyId ?? null},
+          ${event.sequence}::bigint, ${key?.prefix ?? null}, ${key?.scopes ?? null}::text[],
+          ${event.occurredAt}::timestamptz, ${rawBody}::jsonb, ${receivedAt}::timestamptz)
+      ), receipt AS (
+        INSERT INTO receipts (received_at, webhook_id, tenant_id, event_id, signature_verdict, status, outcome,
+                              latency_micros, body_bytes, source)
+        SELECT ${receivedAt}::timestamptz, ${receipt.webhookId}, ${event.tenantId}, ${event.id},
+               ${receipt.source === "replay" ? "not_checked" : "valid"}, 200, applied.outcome,
+               ${receipt.handlerMicros}::int
+                 + (extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000000)::int,
+               ${receipt.bodyBytes}::int, ${receipt.source}
+        FROM applied
+      )
+      SELECT outcome, reason, ledger_id, first_outcome FROM applied`,
+    { maxWait: timeout, timeout },
+  );
+  const row = rows[0];
+  if (!row) throw new Error("keyhook_apply_event returned no row");
+  return { outcome: row.outcome, reason: row.reason, ledgerId: row.ledger_id, firstOutcome: row.first_outcome };
+}

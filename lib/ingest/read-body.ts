@@ -1,0 +1,27 @@
+// Reads a request body as raw bytes without ever holding more than the limit in memory.
+
+export type BodyResult = { ok: true; text: string; bytes: number } | { ok: false; reason: "too_large"; bytes: number };
+
+export async function readBodyWithLimit(request: Request, limitBytes: number): Promise<BodyResult> {
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    await request.body?.cancel().catch(() => undefined);
+    return { ok: false, reason: "too_large", bytes: declared };
+  }
+  if (!request.body) return { ok: true, text: "", bytes: 0 };
+
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limitBytes) {
+      await reader.cancel().catch(() => undefined);
+      return { ok: false, reason: "too_large", bytes: total };
+    }
+    chunks.push(value);
+  }
+  return { ok: true, text: Buffer.concat(chunks, total).toString("utf8"), bytes: total };
+}

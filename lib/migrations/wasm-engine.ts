@@ -1,0 +1,139 @@
+import "server-only";
+// Migrations without the native Prisma schema engine (which the CLI downloads, and we are
+// offline): the same engine compiled to WebAssembly, driven through adapter-pg. It writes the
+// standard `_prisma_migrations` table, so `prisma migrate deploy` and this code agree.
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+import type { DiffTarget, SchemaEngine } from "@prisma/schema-engine-wasm";
+import { createMigrationAdapterFactory, type MigrationAdapterFactory } from "./pg-adapter";
+import { DEFAULT_MIGRATIONS_DIR, readMigrationsList } from "./migrations-dir";
+
+export { migrationStatus } from "./status";
+
+const SCHEMA_PATH = "prisma/schema.prisma";
+const noFilters = { externalTables: [], externalEnums: [] };
+
+export type EngineLog = (message: string) => void;
+
+/**
+ * Applies the migrations not yet in `_prisma_migrations`, in name order, each as one script.
+ * Safe with several replicas booting at once: the engine holds pg_advisory_lock(72707369).
+ * A failed migration is recorded as failed and blocks later runs, exactly like Prisma's CLI.
+ * Returns the names applied now (empty when up to date).
+ */
+export async function applyMigrations(options: {
+  databaseUrl: string;
+  migrationsDir?: string;
+  log?: EngineLog;
+}): Promise<string[]> {
+  const migrationsList = await readMigrationsList(options.migrationsDir ?? DEFAULT_MIGRATIONS_DIR);
+  const output = await withEngine({ url: options.databaseUrl }, options.log, (engine) =>
+    engine.applyMigrations({ migrationsList, filters: noFilters }),
+  );
+  return output.appliedMigrationNames;
+}
+
+/**
+ * The SQL that takes a database from `from` to prisma/schema.prisma: from nothing, or from
+ * the state the migrations directory produces (replayed on `shadowDatabaseUrl`, an empty
+ * scratch database this call may fill). Empty string when there is nothing to do.
+ */
+export async function diffSchemaToSql(options: {
+  from: "empty" | "migrations";
+  shadowDatabaseUrl?: string;
+  migrationsDir?: string;
+  schemaPath?: string;
+  log?: EngineLog;
+}): Promise<string> {
+  const schemaPath = path.resolve(options.schemaPath ?? SCHEMA_PATH);
+  const to: DiffTarget = { tag: "schemaDatamodel", files: [{ path: schemaPath, content: await readFile(schemaPath, "utf8") }] };
+  let from: DiffTarget = { tag: "empty" };
+  if (options.from === "migrations") {
+    if (!options.shadowDatabaseUrl) throw new Error("a diff from the migrations needs shadowDatabaseUrl");
+    from = { tag: "migrations", ...(await readMigrationsList(options.migrationsDir ?? DEFAULT_MIGRATIONS_DIR)) };
+  }
+  const result = await withEngine({ shadowUrl: options.shadowDatabaseUrl }, options.log, (engine) =>
+    engine.diff({ from, to, script: true, exitCode: null, filters: noFilters }),
+  );
+  const sql = result.stdout ?? "";
+  // The engine answers a comment when there is nothing to change.
+  return /^\s*(--[^\n]*\s*)*$/.test(sql) ? "" : sql;
+}
+
+/** Runs `work` on a fresh engine, then frees it and ends every connection it opened. */
+async function withEngine<T>(
+  connection: { url?: string; shadowUrl?: string },
+  log: EngineLog | undefined,
+  work: (engine: SchemaEngine) => Promise<T>,
+): Promise<T> {
+  const { SchemaEngine } = await loadWasm();
+  const factory: MigrationAdapterFactory = createMigrationAdapterFactory(connection);
+  const schemaPath = path.resolve(SCHEMA_PATH);
+  const datamodel = await readFile(schemaPath, "utf8");
+  let engine: SchemaEngine | undefined;
+  try {
+    engine = await SchemaEngine.new(
+      { datamodels: [[schemaPath, datamodel]] },
+      (message: string) => log?.(message),
+      bindMigrationAwareSqlAdapterFactory(factory),
+    );
+    return await work(engine);
+  } catch (error) {
+    throw engineError(error);
+  } finally {
+    engine?.free();
+    await factory.disposeAll();
+  }
+}
+
+type WasmModule = { SchemaEngine: typeof SchemaEngine };
+let wasmModule: Promise<WasmModule> | undefined;
+let lastPanic: string | undefined;
+
+/**
+ * Node 20 cannot import a .wasm file as an ES module, so we instantiate it ourselves with the
+ * package's JS glue. The .wasm is the one the `prisma` CLI package ships (its own engine build,
+ * same imports as this glue); loaded once per process, lazily, so importing this file is cheap.
+ */
+function loadWasm(): Promise<WasmModule> {
+  wasmModule ??= (async () => {
+    // The engine reports a Rust panic here; without it a panic shows as an unrelated TypeError.
+    (globalThis as { PRISMA_WASM_PANIC_REGISTRY?: unknown }).PRISMA_WASM_PANIC_REGISTRY ??= {
+      set_message: (message: string) => {
+        lastPanic = message;
+        // A panic inside an engine callback can crash the process before any promise rejects.
+        console.error(`prisma schema engine panic: ${message}`);
+      },
+    };
+    const glue = await import("@prisma/schema-engine-wasm/schema_engine_bg");
+    const require = createRequire(import.meta.url);
+    const wasmPath = path.join(path.dirname(require.resolve("prisma/package.json")), "build", "schema_engine_bg.wasm");
+    const imports: WebAssembly.ModuleImports = { ...glue };
+    // The engine arms 10 s timers (connection idle timeouts) that would keep every migrate or
+    // diff process alive for 10 s after its work is done: unref them.
+    for (const name of Object.keys(glue).filter((key) => key.startsWith("__wbg_setTimeout_"))) {
+      imports[name] = (callback: () => void, ms: number) => setTimeout(callback, ms >>> 0).unref();
+    }
+    const { instance } = await WebAssembly.instantiate(await readFile(wasmPath), { "./schema_engine_bg.js": imports });
+    const exports = instance.exports as WebAssembly.Exports & { __wbindgen_start?: () => void };
+    glue.__wbg_set_wasm(exports);
+    exports.__wbindgen_start?.();
+    return { SchemaEngine: glue.SchemaEngine };
+  })();
+  return wasmModule;
+}
+
+/** The engine rejects with plain objects or strings; give callers an Error with its message. */
+function engineError(error: unknown): Error {
+  const panic = lastPanic;
+  lastPanic = undefined;
+  if (error instanceof Error) {
+    if (panic) error.message = `${error.message} (schema engine panic: ${panic})`;
+    return error;
+  }
+  const message =
+    typeof error === "string" ? error : ((error as { message?: string })?.message ?? JSON.stringify(error));
+  return new Error(panic ? `${message} (schema engine panic: ${panic})` : message, { cause: error });
+}

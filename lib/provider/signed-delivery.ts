@@ -1,0 +1,50 @@
+// How the provider builds and signs a key-lifecycle delivery. One implementation shared by the
+// event CLI, the provider simulator and the tests, so they all sign exactly alike.
+import { randomBytes } from "node:crypto";
+import { signWebhook } from "../ingest/verify-signature";
+
+export type KeyEventInput = {
+  type: "key.created" | "key.rotated" | "key.revoked" | (string & {});
+  tenantId: string;
+  keyId: string;
+  previousKeyId?: string;
+  sequence: number;
+  id?: string;
+  occurredAt?: Date;
+  prefix?: string;
+  scopes?: string[];
+};
+
+export function newEventId(): string {
+  return `evt_${randomBytes(12).toString("hex")}`;
+}
+
+export function buildKeyEvent(input: KeyEventInput): Record<string, unknown> {
+  const event: Record<string, unknown> = {
+    id: input.id ?? newEventId(),
+    type: input.type,
+    tenant_id: input.tenantId,
+    key_id: input.keyId,
+    sequence: input.sequence,
+    occurred_at: (input.occurredAt ?? new Date()).toISOString(),
+  };
+  if (input.previousKeyId) event.previous_key_id = input.previousKeyId;
+  if (input.type !== "key.revoked") {
+    event.data = { prefix: input.prefix ?? `ik_live_${input.keyId.slice(-4)}`, scopes: input.scopes ?? ["rosters:read"] };
+  }
+  return event;
+}
+
+export type SignedDelivery = { body: string; headers: Record<string, string> };
+
+/** Signs a body with one or more secrets (several during a secret rotation, space-separated). */
+export function signDelivery(options: { body: string; webhookId: string; secrets: readonly string[]; timestamp?: Date }): SignedDelivery {
+  const signatures = options.secrets.map(
+    (secret) => signWebhook({ secret, webhookId: options.webhookId, body: options.body, timestamp: options.timestamp })["webhook-signature"],
+  );
+  const first = signWebhook({ secret: options.secrets[0]!, webhookId: options.webhookId, body: options.body, timestamp: options.timestamp });
+  return {
+    body: options.body,
+    headers: { "content-type": "application/json", ...first, "webhook-signature": signatures.join(" ") },
+  };
+}

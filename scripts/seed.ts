@@ -1,0 +1,10 @@
+// `npm run db:seed`: demo districts, keys and events on DATABASE_URL (the launcher sets it).
+import { disconnectDb } from "../lib/db";
+import { seedDemoData } from "../lib/demo/seed-demo-data";
+
+try {
+  const { applied, duplicates } = await seedDemoData();
+  process.stdout.write(`keyhook: demo data ready (${applied} events applied, ${duplicates} already present)\n`);
+} finally {
+  await disconnectDb();
+}

@@ -1,0 +1,31 @@
+// Reads the database the way the assertions need it. Tests use the real PostgreSQL, never a mock.
+import { prisma } from "@/lib/db";
+
+export async function resetDatabase(): Promise<void> {
+  await prisma.$executeRawUnsafe(
+    `TRUNCATE tenants, api_keys, processed_events, receipts, audit_log, users, outbox, outbox_attempts, settings, purge_runs RESTART IDENTITY CASCADE`,
+  );
+}
+
+export async function keyStatuses(tenantId: string): Promise<Record<string, string>> {
+  const keys = await prisma.apiKey.findMany({ where: { tenantId }, orderBy: { id: "asc" } });
+  return Object.fromEntries(keys.map((k) => [k.id, k.status]));
+}
+
+export async function activeKeyIds(tenantId: string): Promise<string[]> {
+  const keys = await prisma.apiKey.findMany({ where: { tenantId, status: "active" }, select: { id: true } });
+  return keys.map((k) => k.id).sort();
+}
+
+export async function highWaterMark(tenantId: string): Promise<number> {
+  const tenant = await prisma.tenant.findUnique({ where: { id: tenantId } });
+  return Number(tenant?.highWaterMark ?? 0);
+}
+
+export async function ledgerCount(where: { tenantId?: string; eventId?: string } = {}): Promise<number> {
+  return prisma.processedEvent.count({ where });
+}
+
+export async function receiptsFor(webhookId: string | null) {
+  return prisma.receipt.findMany({ where: { webhookId }, orderBy: { id: "asc" } });
+}

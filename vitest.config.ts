@@ -1,0 +1,22 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      "@": path.resolve(import.meta.dirname),
+      "server-only": path.resolve(import.meta.dirname, "test/support/server-only-stub.ts"),
+    },
+  },
+  test: {
+    include: ["test/**/*.test.ts", "lib/**/*.test.ts"],
+    globalSetup: ["test/support/global-setup.ts"],
+    setupFiles: ["test/support/per-file-database.ts"],
+    // Each test file gets its own database cloned from a migrated template, so files run in
+    // parallel on the one embedded PostgreSQL server without seeing each other's rows.
+    pool: "forks",
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    env: { NODE_ENV: "test", LOG_LEVEL: "silent", NEXT_TELEMETRY_DISABLED: "1" },
+  },
+});
