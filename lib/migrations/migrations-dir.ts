@@ -11,7 +11,8 @@ export const LOCKFILE_CONTENT =
 
 /** Migration directory names, in the order they apply (their timestamp prefix). */
 export async function listMigrationNames(migrationsDir = DEFAULT_MIGRATIONS_DIR): Promise<string[]> {
-  const entries = await readdir(migrationsDir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+  // The migrations folder is read at run time (health route), never bundled.
+  const entries = await readdir(/*turbopackIgnore: true*/ migrationsDir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return [];
     throw error;
   });
@@ -22,7 +23,7 @@ export async function listMigrationNames(migrationsDir = DEFAULT_MIGRATIONS_DIR)
 }
 
 export async function readMigrationsList(migrationsDir = DEFAULT_MIGRATIONS_DIR): Promise<MigrationList> {
-  const baseDir = path.resolve(migrationsDir);
+  const baseDir = path.resolve(/*turbopackIgnore: true*/ migrationsDir);
   const names = await listMigrationNames(baseDir);
   const read = (file: string) => readFile(file, "utf8");
   return {
