@@ -1,17 +1,52 @@
+// `node --conditions=react-server --import tsx bench/profile-ingest.ts [--cpu-prof]`: runs
+// `next start` directly (so node flags reach the server process) under 8 connections of signed
+// unique events for 8 s; with --cpu-prof writes a V8 CPU profile to bench/results/profiles/
+// for finding where the time goes. Prints req/s and p99.
 import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
 import autocannon from "autocannon";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../lib/dev/embedded-postgres";
 import { applyMigrations } from "../lib/migrations/wasm-engine";
 import { createEventStream } from "./support/event-stream";
+
 const SECRET = "whsec_" + Buffer.from("keyhook-benchmark-secret-0123456789").toString("base64");
+const profile = process.argv.includes("--cpu-prof");
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+
 const server = await startEmbeddedPostgres({ dataDir: ".data/bench-postgres", port: 54349, database: "postgres" });
-const a = new pg.Client({ connectionString: server.adminUrl("postgres") }); await a.connect();
-await a.query("DROP DATABASE IF EXISTS keyhook_prof WITH (FORCE)"); await a.query("CREATE DATABASE keyhook_prof"); await a.end();
-const url = server.adminUrl("keyhook_prof"); await applyMigrations({ databaseUrl: url });
-const next = spawn(process.execPath, ["--cpu-prof", "--cpu-prof-dir=/tmp/prof", "node_modules/next/dist/bin/next", "start", "-p", "4601"], { stdio: "inherit", env: { ...process.env, DATABASE_URL: url, WEBHOOK_SECRETS: SECRET, NODE_ENV: "production" } });
-for (;;) { if (await fetch("http://127.0.0.1:4601/api/health").then(r => r.ok, () => false)) break; await new Promise(r => setTimeout(r, 200)); }
-const stream = createEventStream({ secret: SECRET, tenants: 1000, runId: "p" + Date.now() });
-const r = await autocannon({ url: "http://127.0.0.1:4601/api/webhooks/keys", connections: 8, duration: 8, requests: [{ method: "POST", setupRequest: (q) => { const n = stream.next(); return { ...q, body: n.body, headers: n.headers }; } }] });
-console.log("req/s", r.requests.average, "p99", r.latency.p99);
-const exited = new Promise(res => next.once("exit", res)); next.kill("SIGTERM"); await exited; await server.stop();
+const admin = new pg.Client({ connectionString: server.adminUrl("postgres") });
+await admin.connect();
+await admin.query("DROP DATABASE IF EXISTS keyhook_profile WITH (FORCE)");
+await admin.query("CREATE DATABASE keyhook_profile");
+await admin.end();
+const databaseUrl = server.adminUrl("keyhook_profile");
+await applyMigrations({ databaseUrl });
+
+mkdirSync("bench/results/profiles", { recursive: true });
+const nodeArgs = profile ? ["--cpu-prof", "--cpu-prof-dir=bench/results/profiles"] : [];
+const next = spawn(process.execPath, [...nodeArgs, "node_modules/next/dist/bin/next", "start", "-p", "4601"], {
+  stdio: ["ignore", "ignore", "inherit"],
+  env: { ...process.env, DATABASE_URL: databaseUrl, WEBHOOK_SECRETS: SECRET, NEXTAUTH_SECRET: "profile-only-session-secret-0123456789abcdef", NODE_ENV: "production" },
+});
+try {
+  while (!(await fetch("http://127.0.0.1:4601/api/health").then((r) => r.ok, () => false))) await new Promise((r) => setTimeout(r, 200));
+  const stream = createEventStream({ secret: SECRET, tenants: 1000, runId: "p" + Date.now().toString(36) });
+  const result = await autocannon({
+    url: "http://127.0.0.1:4601/api/webhooks/keys",
+    connections,
+    duration: seconds,
+    requests: [{ method: "POST", setupRequest: (request) => ({ ...request, ...pick(stream.next()) }) }],
+  });
+  console.log(`req/s ${result.requests.average}  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non-2xx ${result.non2xx}`);
+} finally {
+  const exited = new Promise((resolve) => next.once("exit", resolve));
+  next.kill("SIGTERM");
+  await exited;
+  await server.stop();
+}
+
+function pick(event: { body: string; headers: Record<string, string> }) {
+  return { body: event.body, headers: event.headers };
+}

@@ -11,7 +11,7 @@ export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 export type DbOrTx = PrismaClient | Tx;
 
 function createClient(): PrismaClient {
-  const { DATABASE_URL, DATABASE_POOL_SIZE } = env();
+  const { DATABASE_URL, DATABASE_POOL_SIZE, INGEST_TX_TIMEOUT_MS } = env();
   if (!DATABASE_URL) {
     throw new AppError("invalid_setting", "invalid setting DATABASE_URL: is not set (start the app with `npm run dev` or `npm start`, which provide one)");
   }
@@ -19,9 +19,16 @@ function createClient(): PrismaClient {
     connectionString: DATABASE_URL,
     max: DATABASE_POOL_SIZE,
     connectionTimeoutMillis: 3_000,
-    // Pinned per connection rather than per transaction: the ingest transaction runs at READ
-    // COMMITTED (DESIGN.md invariant 1) without an extra SET TRANSACTION round trip each time.
-    options: "-c default_transaction_isolation=read\\ committed",
+    // Pinned per connection rather than per transaction, to save a round trip each time:
+    // - the ingest transaction runs at READ COMMITTED (DESIGN.md invariant 1);
+    // - a lock wait longer than the ingest timeout fails inside PostgreSQL too, so a request we
+    //   answered 503 does not leave a statement queued behind a lock;
+    // - a transaction abandoned by a hung process cannot hold the claim's locks for ever.
+    options: [
+      "-c default_transaction_isolation=read\\ committed",
+      `-c lock_timeout=${INGEST_TX_TIMEOUT_MS}`,
+      "-c idle_in_transaction_session_timeout=60000",
+    ].join(" "),
   });
   return new PrismaClient({ adapter });
 }

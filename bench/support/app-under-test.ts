@@ -33,7 +33,7 @@ export async function startAppUnderTest(options: { port: number; pgPort: number;
   const app = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/boot.ts", "start"], {
     detached: true,
     stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(options.port), WEBHOOK_SECRETS: options.secret, NODE_ENV: "production", ...options.env },
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(options.port), WEBHOOK_SECRETS: options.secret, NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef", NODE_ENV: "production", ...options.env },
   });
   const baseUrl = `http://127.0.0.1:${options.port}`;
   const deadline = Date.now() + 60_000;

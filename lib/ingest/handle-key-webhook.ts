@@ -64,6 +64,11 @@ export async function handleKeyWebhook(request: Request): Promise<Response> {
     return reject(401, error, { signatureVerdict: verdict, bodyBytes: body.bytes });
   }
 
+  // PostgreSQL's jsonb cannot hold U+0000: refuse it here, or the event would fail to commit
+  // (503) on every retry for ever.
+  if (body.text.includes("\\u0000")) {
+    return reject(400, "body contains an escaped NUL character (\\u0000), which cannot be stored", { signatureVerdict: "valid", bodyBytes: body.bytes });
+  }
   let decoded: unknown;
   try {
     decoded = JSON.parse(body.text);

@@ -30,6 +30,7 @@ describe("bad input gets its documented status, a stored receipt and changes not
     ["timestamp 301 s old", () => signedRequest(valid(), { timestamp: new Date(Date.now() - 301_000) }), 401, "expired"],
     ["no signature headers", () => signedRequest(valid(), { headers: { "webhook-signature": null, "webhook-timestamp": null } }), 401, "missing"],
     ["GET", () => signedRequest(valid(), { method: "GET" }), 405, "not_checked"],
+    ["an escaped NUL PostgreSQL cannot store", () => signedRequest({ ...valid(), key_id: "key_\u0000" }), 400, "valid"],
   ] as const)("%s", async (_name, build, status, verdict) => {
     const result = await answer(build());
 

@@ -111,4 +111,28 @@ describe("faults", () => {
     expect(await ledgerCount({ eventId: String(second.id) })).toBe(1);
     expect(await prisma.receipt.count({ where: { eventId: String(second.id), status: 200 } })).toBe(1);
   });
+
+  it("a transaction stuck behind a lock past the ingest timeout is rolled back and answered 503, then the redelivery applies", async () => {
+    const tenant = "district-slow";
+    await deliver(keyEvent({ type: "key.created", tenantId: tenant, keyId: "key_a", sequence: 1 }));
+    const revoke = keyEvent({ type: "key.revoked", tenantId: tenant, keyId: "key_a", sequence: 2 });
+    const server = await startIngestServer({ DATABASE_URL: databaseUrl(), INGEST_TX_TIMEOUT_MS: "300" });
+    servers.push(server);
+
+    const blocker = new pg.Client({ connectionString: databaseUrl() });
+    await blocker.connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query("SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE", [tenant]);
+      const answer = await post(server.port, revoke);
+      expect(answer.status).toBe(503);
+      expect(await ledgerCount({ eventId: String(revoke.id) })).toBe(0);
+    } finally {
+      await blocker.query("ROLLBACK");
+      await blocker.end();
+    }
+    expect(await keyStatuses(tenant)).toEqual({ key_a: "active" });
+    expect((await post(server.port, revoke)).body.outcome).toBe("applied");
+    expect(await keyStatuses(tenant)).toEqual({ key_a: "revoked" });
+  });
 });
