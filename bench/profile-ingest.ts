@@ -10,7 +10,7 @@ import { startEmbeddedPostgres } from "../lib/dev/embedded-postgres";
 import { applyMigrations } from "../lib/migrations/wasm-engine";
 import { createEventStream } from "./support/event-stream";
 
-const SECRET = "whsec_" + Buffer.from("keyhook-benchmark-secret-0123456789").toString("base64");
+import { BENCH_SECRET as SECRET } from "./support/app-under-test";
 const profile = process.argv.includes("--cpu-prof");
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);

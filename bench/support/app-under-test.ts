@@ -6,6 +6,9 @@ import pg from "pg";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../lib/dev/embedded-postgres";
 import { applyMigrations } from "../../lib/migrations/wasm-engine";
 
+/** The secret every benchmark signs with (not a real one). */
+export const BENCH_SECRET = "whsec_" + Buffer.from("keyhook-benchmark-secret-0123456789").toString("base64");
+
 export type AppUnderTest = {
   baseUrl: string;
   databaseUrl: string;
@@ -15,13 +18,19 @@ export type AppUnderTest = {
   stop: () => Promise<void>;
 };
 
-export async function startAppUnderTest(options: { port: number; pgPort: number; secret: string; env?: Record<string, string> }): Promise<AppUnderTest> {
+export async function startAppUnderTest(options: { port: number; pgPort: number; env?: Record<string, string> }): Promise<AppUnderTest> {
   if (!existsSync(".next/BUILD_ID")) {
     console.log("bench: no production build yet, running `npm run build` …");
     const build = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
     if (build.status !== 0) throw new Error("npm run build failed");
   }
-  const server: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir: ".data/bench-postgres", port: options.pgPort, database: "postgres" });
+  const server: EmbeddedPostgres = await startEmbeddedPostgres({
+    dataDir: ".data/bench-postgres",
+    port: options.pgPort,
+    database: "postgres",
+    // pgbench at 128 clients plus the app's pool.
+    settings: { max_connections: "300" },
+  });
   const admin = new pg.Client({ connectionString: server.adminUrl("postgres") });
   await admin.connect();
   await admin.query("DROP DATABASE IF EXISTS keyhook_bench WITH (FORCE)");
@@ -33,7 +42,7 @@ export async function startAppUnderTest(options: { port: number; pgPort: number;
   const app = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/boot.ts", "start"], {
     detached: true,
     stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(options.port), WEBHOOK_SECRETS: options.secret, NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef", NODE_ENV: "production", ...options.env },
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(options.port), WEBHOOK_SECRETS: BENCH_SECRET, NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef", NODE_ENV: "production", ...options.env },
   });
   const baseUrl = `http://127.0.0.1:${options.port}`;
   const deadline = Date.now() + 60_000;

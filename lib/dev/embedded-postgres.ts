@@ -24,6 +24,8 @@ export type EmbeddedPostgresOptions = {
   database?: string;
   /** Every line PostgreSQL logs. By default only the last lines are kept, for error messages. */
   onLog?: (line: string) => void;
+  /** Extra server settings (`-c name=value`), e.g. max_connections for benchmarks. */
+  settings?: Record<string, string>;
   /** PostgreSQL died while we were not stopping it. */
   onUnexpectedExit?: (reason: string) => void;
 };
@@ -90,7 +92,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
       });
       log.clear(); // initdb's chatter would hide the reason a first start fails
     }
-    const child = await spawnPostmaster(postgresBinary, dataDir, port, log, isRoot ? postgresUser() : undefined);
+    const child = await spawnPostmaster(postgresBinary, dataDir, port, log, isRoot ? postgresUser() : undefined, options.settings ?? {});
     pid = child.pid;
     let stopping = false;
     child.on("exit", (code, signal) => {
@@ -189,6 +191,7 @@ function spawnPostmaster(
   port: number,
   log: LogTail,
   runAs: { uid: number; gid: number } | undefined,
+  settings: Record<string, string>,
 ): Promise<ChildProcess> {
   const child = spawn(
     binary,
@@ -200,6 +203,7 @@ function spawnPostmaster(
       "-c", "unix_socket_directories=",
       // We detect readiness from the English log line.
       "-c", "lc_messages=C",
+      ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
     ],
     {
       // Its own session: a terminal Ctrl-C reaches only the launcher, which stops Next first.
