@@ -7,6 +7,15 @@ import { AppError } from "./errors";
 // Never accepted in production (`npm start` requires WEBHOOK_SECRETS).
 export const DEV_WEBHOOK_SECRET = "whsec_a2V5aG9vay1kZXZlbG9wbWVudC1zZWNyZXQtZG8tbm90LXVzZQ==";
 
+// Where the provider's REST API is and the bearer key for it. The defaults are the provider
+// simulator's (`npm run provider`), so dev and tests need no setup; the simulator reads the same
+// constants. A real deployment sets PROVIDER_URL and PROVIDER_API_KEY.
+export const DEFAULT_PROVIDER_URL = "http://127.0.0.1:4010";
+export const DEV_PROVIDER_API_KEY = "pk_dev_keyhook_simulator_do_not_use";
+
+// Signs dashboard session cookies in dev and tests. `npm start` requires NEXTAUTH_SECRET.
+export const DEV_AUTH_SECRET = "keyhook-development-session-secret-do-not-use-in-production";
+
 const secretPattern = /^whsec_[A-Za-z0-9+/=]{16,}$/;
 
 const intSetting = (min: number, max: number) =>
@@ -40,9 +49,50 @@ const schema = z
     RETENTION_DAYS: intSetting(1, 3650).default(14),
     PROVIDER_RETRY_HORIZON_HOURS: intSetting(1, 24 * 365).default(28),
     RETENTION_MARGIN_HOURS: intSetting(0, 24 * 365).default(24),
+    /** Unset: min(7, RETENTION_DAYS). The stored body may go before its claim (lib/retention/settings.ts). */
+    PAYLOAD_RETENTION_DAYS: intSetting(1, 3650).optional(),
+    /** The self-hosted worker's nightly purge hour (UTC). */
+    PURGE_HOUR_UTC: intSetting(0, 23).default(3),
+    /** Bearer secret of /api/cron/purge; unset: the route answers 503 "not configured". */
+    CRON_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(16, "must be at least 16 characters").optional()),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    /** Bearer token for GET /api/metrics; unset → the endpoint answers 404. */
+    METRICS_TOKEN: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(16, "must be at least 16 characters").optional()),
+    PROVIDER_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).default(DEFAULT_PROVIDER_URL),
+    PROVIDER_API_KEY: z.string().min(8, "must be at least 8 characters").default(DEV_PROVIDER_API_KEY),
+    /** Per HTTP call to the provider; the client retries 429/5xx on top of it. */
+    PROVIDER_TIMEOUT_MS: intSetting(100, 120_000).default(10_000),
+    /** Our webhook endpoint as the provider must call it; when set, the worker registers it at start. */
+    PROVIDER_WEBHOOK_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
+    /** How often the outbox worker looks for due rows when it found none. */
+    OUTBOX_POLL_INTERVAL_MS: intSetting(10, 60_000).default(1_000),
+    /** A claimed row becomes due again after this long if its worker died mid-send. */
+    OUTBOX_LEASE_MS: intSetting(100, 3_600_000).default(60_000),
+    /** After this many attempts a row is marked failed for a human to look at. */
+    OUTBOX_MAX_ATTEMPTS: intSetting(1, 1_000).default(12),
+    /** Signs and encrypts the dashboard session (next-auth). Required in production. */
+    NEXTAUTH_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32, "must be at least 32 characters").optional()),
+    /** The dashboard's public URL; https:// turns on Secure, __Host- session cookies. */
+    NEXTAUTH_URL: z.preprocess((v) => (v === "" ? undefined : v), z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional()),
+    /** Single sign-on: set all three to offer "Sign in with <OIDC_NAME>" (users must already exist). */
+    OIDC_ISSUER: z.preprocess((v) => (v === "" ? undefined : v), z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional()),
+    OIDC_CLIENT_ID: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
+    OIDC_CLIENT_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
+    OIDC_NAME: z.string().min(1).max(60).default("SSO"),
+    /** Launcher: where the embedded PostgreSQL keeps its data and listens (when DATABASE_URL is unset). */
+    KEYHOOK_DATA_DIR: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
+    KEYHOOK_PG_PORT: intSetting(1, 65535).optional(),
+    /** Launcher: seed the demo districts and users under `npm start` too (browser tests, demos). */
+    KEYHOOK_SEED_DEMO: z.enum(["0", "1"]).default("0"),
   })
   .superRefine((env, ctx) => {
+    if (env.NODE_ENV === "production" && !env.NEXTAUTH_SECRET && process.env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
+      ctx.addIssue({ code: "custom", path: ["NEXTAUTH_SECRET"], message: "is required in production (32+ random characters)" });
+    }
+    const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET].filter(Boolean).length;
+    if (oidc !== 0 && oidc !== 3) {
+      ctx.addIssue({ code: "custom", path: ["OIDC_ISSUER"], message: "OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together" });
+    }
     if (env.NODE_ENV === "production" && !env.WEBHOOK_SECRETS && process.env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
       ctx.addIssue({ code: "custom", path: ["WEBHOOK_SECRETS"], message: "is required in production (one or more whsec_… secrets)" });
     }
@@ -53,6 +103,13 @@ const schema = z
         code: "custom",
         path: ["RETENTION_DAYS"],
         message: `retention window ${windowHours} h must be longer than the provider retry horizon ${env.PROVIDER_RETRY_HORIZON_HOURS} h + margin ${env.RETENTION_MARGIN_HOURS} h`,
+      });
+    }
+    if (env.PAYLOAD_RETENTION_DAYS !== undefined && env.PAYLOAD_RETENTION_DAYS > env.RETENTION_DAYS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["PAYLOAD_RETENTION_DAYS"],
+        message: `payload retention ${env.PAYLOAD_RETENTION_DAYS} days must not exceed the retention window ${env.RETENTION_DAYS} days`,
       });
     }
   });

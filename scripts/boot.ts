@@ -12,16 +12,18 @@ import nextEnv from "@next/env"; // CommonJS without detectable named exports
 import { parseEnv } from "../lib/env";
 import { startOrphanGuard } from "../lib/dev/orphan-guard";
 import { prepareDatabase, type PreparedDatabase } from "../lib/dev/prepare-database";
+import { startDevCompanions, type DevCompanions } from "../lib/provider/dev-companions";
+import { DEMO_PASSWORD, DEMO_USERS } from "../lib/auth/demo-users";
 
 type Mode = "dev" | "start";
 
 /** Only what the launcher needs; lib/env.ts validates every setting and words the error. */
-function readBootConfig(mode: Mode): { port: number; databaseUrl?: string } {
+function readBootConfig(mode: Mode): { port: number; databaseUrl?: string; dataDir?: string; pgPort?: number; seedDemo: boolean } {
   // The same .env files, in the same precedence, that Next will load for the app.
   nextEnv.loadEnvConfig(process.cwd(), mode === "dev", { info: () => {}, error: console.error });
   // Validated as Next will run: `next start` is production (WEBHOOK_SECRETS required).
   const env = parseEnv({ ...process.env, NODE_ENV: mode === "dev" ? "development" : "production" });
-  return { port: env.PORT, databaseUrl: env.DATABASE_URL };
+  return { port: env.PORT, databaseUrl: env.DATABASE_URL, dataDir: env.KEYHOOK_DATA_DIR, pgPort: env.KEYHOOK_PG_PORT, seedDemo: mode === "dev" || env.KEYHOOK_SEED_DEMO === "1" };
 }
 
 const mode: Mode = process.argv[2] === "dev" || process.argv[2] === "start" ? process.argv[2] : usage();
@@ -42,6 +44,7 @@ try {
 
 let database: PreparedDatabase | undefined;
 let next: ChildProcess | undefined;
+let companions: DevCompanions | undefined;
 let guard: { dismiss(): void } | undefined;
 let shuttingDown = false;
 
@@ -60,6 +63,8 @@ async function boot(): Promise<void> {
   const started = performance.now();
   database = await prepareDatabase({
     databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    port: config.pgPort,
     onUnexpectedExit: (reason) => {
       console.error(`keyhook: ${reason}`);
       void shutdown(1, { failed: true });
@@ -72,9 +77,10 @@ async function boot(): Promise<void> {
   console.log(`keyhook: database ready: ${where}; ${applied} (${Math.round(performance.now() - started)} ms)`);
 
   const childEnv = { ...process.env, DATABASE_URL: database.databaseUrl, NEXT_TELEMETRY_DISABLED: "1" };
-  if (mode === "dev" && existsSync("scripts/seed.ts") && !shuttingDown) {
+  if (config.seedDemo && existsSync("scripts/seed.ts") && !shuttingDown) {
     const code = await runToEnd(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/seed.ts"], childEnv);
     if (code !== 0) throw new Error(`scripts/seed.ts exited with code ${code}`);
+    printDemoUsers();
   }
   if (shuttingDown) return;
 
@@ -87,6 +93,8 @@ async function boot(): Promise<void> {
     detached: true,
   });
   next = child;
+  // The provider simulator and the outbox worker (dev; see lib/provider/dev-companions.ts).
+  companions = startDevCompanions({ mode, appPort: config.port, env: childEnv });
   const owned = database.embedded?.owned ? database.embedded.pid : undefined;
   guard = startOrphanGuard({ nextGroup: child.pid, postmaster: owned });
   child.on("exit", (code, signal) => {
@@ -104,6 +112,7 @@ async function shutdown(code: number, options: { failed?: boolean } = {}): Promi
     const nextCode = await stopProcessGroup(next, code);
     if (!options.failed) code = nextCode;
   }
+  await companions?.stop(); // before PostgreSQL: the worker still uses it
   await startup.catch(() => {}); // a half-started database is stopped once its start settles
   try {
     await database?.stop();
@@ -161,4 +170,9 @@ function signalNumber(signal: NodeJS.Signals | null): number {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function printDemoUsers(): void {
+  const lines = DEMO_USERS.map((u) => `  ${u.email.padEnd(28)} ${u.role}${u.tenantId ? ` (${u.tenantId})` : ""}`);
+  console.log(`keyhook: demo sign-ins (password "${DEMO_PASSWORD}"):\n${lines.join("\n")}`);
 }

@@ -6,6 +6,7 @@ import { prisma, type Db } from "../db";
 import { applyKeyEvent } from "../ingest/apply-key-event";
 import { parseEvent } from "../ingest/event-schema";
 import { buildKeyEvent, type KeyEventInput } from "../provider/signed-delivery";
+import { seedDemoUsers } from "../auth/seed-demo-users";
 
 export const DEMO_TENANTS = [
   { id: "district-4417", name: "Maple Valley Unified" },
@@ -15,7 +16,9 @@ export const DEMO_TENANTS = [
 
 const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
 
-const history: (KeyEventInput & { id: string })[] = [
+// Exported for the provider simulator, which starts the demo districts from this same history so
+// the events it streams continue it (simulator/demo-districts.ts).
+export const DEMO_KEY_HISTORY: readonly (KeyEventInput & { id: string })[] = [
   { id: "evt_demo_4417_1", type: "key.created", tenantId: "district-4417", keyId: "key_mv_01", sequence: 1, occurredAt: hoursAgo(72), scopes: ["rosters:read", "grades:read"] },
   { id: "evt_demo_4417_2", type: "key.rotated", tenantId: "district-4417", keyId: "key_mv_02", previousKeyId: "key_mv_01", sequence: 2, occurredAt: hoursAgo(30), scopes: ["rosters:read", "grades:read"] },
   { id: "evt_demo_2210_1", type: "key.created", tenantId: "district-2210", keyId: "key_rc_01", sequence: 1, occurredAt: hoursAgo(48), scopes: ["rosters:read"] },
@@ -34,7 +37,7 @@ export async function seedDemoData(db: Db = prisma): Promise<{ applied: number; 
   }
   let applied = 0;
   let duplicates = 0;
-  for (const input of history) {
+  for (const input of DEMO_KEY_HISTORY) {
     const body = buildKeyEvent(input);
     const parsed = parseEvent(body);
     if (!parsed.ok) throw new Error(`demo event ${input.id} is invalid: ${parsed.error}`);
@@ -51,5 +54,7 @@ export async function seedDemoData(db: Db = prisma): Promise<{ applied: number; 
     if (result.outcome === "duplicate") duplicates++;
     else applied++;
   }
+  // One sign-in per role for the dashboard (lib/auth/demo-users.ts; printed by the launcher).
+  await seedDemoUsers(db);
   return { applied, duplicates };
 }

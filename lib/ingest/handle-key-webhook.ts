@@ -3,6 +3,7 @@ import "server-only";
 // and tests can drive it without a Next server. Status codes: DESIGN.md "Honest status codes".
 import { env } from "../env";
 import { describeError, log } from "../log";
+import { recordDelivery } from "../metrics/ingest-metrics";
 import { applyKeyEvent, type ApplyResult } from "./apply-key-event";
 import { parseEvent, type ParsedEvent } from "./event-schema";
 import { readBodyWithLimit } from "./read-body";
@@ -33,6 +34,7 @@ export async function handleKeyWebhook(request: Request): Promise<Response> {
       bodyBytes: 0,
       ...extra,
     });
+    recordDelivery({ status, outcome: null });
     log.info("ingest rejected", { status, error, webhook_id: webhookId, event_id: extra.eventId ?? null, tenant_id: extra.tenantId ?? null });
     return json(status, { error }, headers);
   };
@@ -141,9 +143,12 @@ export async function ingestParsedEvent(options: IngestParsedOptions): Promise<R
       bodyBytes: options.bodyBytes,
       source: options.source,
     });
+    recordDelivery({ status: 503, outcome: null });
     return json(503, { error: "temporarily unable to process the event; retry later" }, { "retry-after": "5" });
   }
 
+  const seconds = (performance.now() - startedAt) / 1000;
+  recordDelivery({ status: 200, outcome: result.outcome, seconds });
   log.info("ingest", {
     event_id: event.id,
     tenant_id: event.tenantId,
@@ -152,7 +157,7 @@ export async function ingestParsedEvent(options: IngestParsedOptions): Promise<R
     outcome: result.outcome,
     reason: result.reason,
     source: options.source,
-    latency_ms: Math.round((performance.now() - startedAt) * 100) / 100,
+    latency_ms: Math.round(seconds * 100_000) / 100,
   });
   const body: Record<string, unknown> = { outcome: result.outcome };
   if (result.reason) body.reason = result.reason;

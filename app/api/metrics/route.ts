@@ -1,0 +1,24 @@
+import { env } from "@/lib/env";
+import { authorizeScrape } from "@/lib/metrics/authorize-scrape";
+import { databaseGaugesText } from "@/lib/metrics/database-gauges";
+import { metrics } from "@/lib/metrics/ingest-metrics";
+
+export const dynamic = "force-dynamic";
+
+export async function GET(request: Request) {
+  const verdict = authorizeScrape(request.headers.get("authorization"), env().METRICS_TOKEN);
+  if (verdict === "not_configured") return Response.json({ error: "metrics are disabled: set METRICS_TOKEN" }, { status: 404 });
+  if (verdict === "denied") return Response.json({ error: "a valid bearer token is required" }, { status: 401, headers: { "www-authenticate": "Bearer" } });
+
+  const { registry } = metrics();
+  let databaseText = "";
+  try {
+    databaseText = await databaseGaugesText(registry);
+  } catch {
+    // The process metrics are still worth scraping while the database is down.
+    databaseText = "# keyhook database gauges unavailable: database unreachable\n";
+  }
+  return new Response((await registry.metrics()) + databaseText, {
+    headers: { "content-type": registry.contentType, "cache-control": "no-store" },
+  });
+}

@@ -1,0 +1,30 @@
+// The audit log's filters, parsed from a query string; bad input becomes form messages.
+import { firstParam, parseUtcDateTime, type ParsedFilters } from "../ledger/ledger-filters";
+
+export type AuditFilters = { action?: string; actor?: string; outcome?: string; tenantId?: string; from?: Date; to?: Date };
+
+export function parseAuditFilters(params: Record<string, string | string[] | undefined>): ParsedFilters<AuditFilters> {
+  const errors: string[] = [];
+  const filters: AuditFilters = {};
+  for (const [name, field] of [["action", "action"], ["actor", "actor"], ["outcome", "outcome"], ["tenant", "tenantId"]] as const) {
+    const raw = firstParam(params[name]);
+    if (raw === undefined) continue;
+    if (raw.length > 200) errors.push(`${name} is too long.`);
+    else filters[field] = raw;
+  }
+  filters.from = parseUtcDateTime(firstParam(params.from), "From", errors);
+  filters.to = parseUtcDateTime(firstParam(params.to), "To", errors);
+  if (filters.from && filters.to && filters.from > filters.to) errors.push("From must be before To.");
+  return { filters, errors };
+}
+
+export function auditFiltersToQuery(filters: AuditFilters): URLSearchParams {
+  const query = new URLSearchParams();
+  if (filters.action) query.set("action", filters.action);
+  if (filters.actor) query.set("actor", filters.actor);
+  if (filters.outcome) query.set("outcome", filters.outcome);
+  if (filters.tenantId) query.set("tenant", filters.tenantId);
+  if (filters.from) query.set("from", filters.from.toISOString().slice(0, 16));
+  if (filters.to) query.set("to", filters.to.toISOString().slice(0, 16));
+  return query;
+}

@@ -1,0 +1,45 @@
+import "server-only";
+// The audit log, filtered, newest first, keyset-paginated over (at, id).
+import { prisma, type DbOrTx } from "../db";
+import { Prisma } from "../generated/prisma/client";
+import { type Actor } from "../auth/actor";
+import { authorize } from "../auth/permissions";
+import { encodeCursor, type KeysetCursor } from "../ledger/keyset-cursor";
+import type { AuditFilters } from "./audit-filters";
+
+export type AuditRow = {
+  id: bigint;
+  at: Date;
+  actor: string;
+  action: string;
+  tenantId: string | null;
+  target: string | null;
+  outcome: string;
+  details: unknown;
+};
+
+export async function listAudit(
+  options: { actor: Actor; filters: AuditFilters; cursor?: KeysetCursor; limit?: number },
+  db: DbOrTx = prisma,
+): Promise<{ rows: AuditRow[]; nextCursor: string | null }> {
+  authorize(options.actor, "audit.view");
+  const { filters, cursor } = options;
+  const limit = Math.min(Math.max(options.limit ?? 50, 1), 1000);
+  const conditions: Prisma.Sql[] = [];
+  if (filters.action) conditions.push(Prisma.sql`action = ${filters.action}`);
+  if (filters.outcome) conditions.push(Prisma.sql`outcome = ${filters.outcome}`);
+  if (filters.tenantId) conditions.push(Prisma.sql`tenant_id = ${filters.tenantId}`);
+  if (filters.actor) conditions.push(Prisma.sql`actor ILIKE ${"%" + filters.actor.replace(/[\\%_]/g, (c) => "\\" + c) + "%"}`);
+  if (filters.from) conditions.push(Prisma.sql`at >= ${filters.from}::timestamptz`);
+  if (filters.to) conditions.push(Prisma.sql`at < ${filters.to}::timestamptz`);
+  if (cursor) conditions.push(Prisma.sql`(at, id) < (${cursor.at}::timestamptz, ${cursor.id}::bigint)`);
+  const where = conditions.length ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
+  const rows = await db.$queryRaw<{ id: bigint; at: Date; actor: string; action: string; tenant_id: string | null; target: string | null; outcome: string; details: unknown }[]>`
+    SELECT id, at, actor, action, tenant_id, target, outcome, details FROM audit_log ${where}
+    ORDER BY at DESC, id DESC LIMIT ${limit + 1}`;
+  const page = rows.slice(0, limit).map((r) => ({
+    id: r.id, at: r.at, actor: r.actor, action: r.action, tenantId: r.tenant_id, target: r.target, outcome: r.outcome, details: r.details,
+  }));
+  const last = page[page.length - 1];
+  return { rows: page, nextCursor: rows.length > limit && last ? encodeCursor({ at: last.at, id: last.id }) : null };
+}

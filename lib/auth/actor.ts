@@ -1,0 +1,46 @@
+// Who is acting. Every data-access function takes an Actor and scopes its queries by it
+// (DESIGN.md "Shape of the code": authorization lives in the data access layer).
+import { AppError } from "../errors";
+
+export const ROLES = ["district_admin", "support", "platform_admin"] as const;
+export type Role = (typeof ROLES)[number];
+
+export type Actor = {
+  id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  /** Set for a district admin only: the one tenant they may see. */
+  tenantId: string | null;
+};
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === "string" && (ROLES as readonly string[]).includes(value);
+}
+
+/** How the actor appears in the audit log. */
+export function actorLabel(actor: Actor): string {
+  return `${actor.email} (${actor.role})`;
+}
+
+export function auditActor(actor: Actor): { id: string; label: string } {
+  return { id: actor.id, label: actorLabel(actor) };
+}
+
+/**
+ * The tenant filter for a query: a district admin is pinned to their tenant whatever they ask
+ * for; staff see every tenant unless they ask for one. Asking for another district's data is
+ * answered exactly like asking for data that does not exist (404), so ids do not leak.
+ */
+export function tenantScope(actor: Actor, requestedTenantId?: string | null): string | undefined {
+  if (actor.role === "district_admin") {
+    if (!actor.tenantId) throw new AppError("forbidden", "this account is not assigned to a district");
+    if (requestedTenantId && requestedTenantId !== actor.tenantId) throw new AppError("not_found", "not found");
+    return actor.tenantId;
+  }
+  return requestedTenantId || undefined;
+}
+
+export function canSeeTenant(actor: Actor, tenantId: string | null): boolean {
+  return actor.role !== "district_admin" || (tenantId !== null && tenantId === actor.tenantId);
+}

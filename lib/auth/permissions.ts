@@ -1,0 +1,41 @@
+// What each role may do (DESIGN.md roles table). The one table every page, action and route
+// consults; tenant scoping on top of it is done by `tenantScope` in each query.
+import { AppError } from "../errors";
+import type { Actor, Role } from "./actor";
+
+const everyone: readonly Role[] = ["district_admin", "support", "platform_admin"];
+const staff: readonly Role[] = ["support", "platform_admin"];
+const platformAdmin: readonly Role[] = ["platform_admin"];
+
+export const PERMISSIONS = {
+  "overview.view": everyone,
+  "districts.view": everyone,
+  "ledger.view": everyone,
+  "ledger.export": everyone,
+  // Support staff are read + replay: they cannot change a credential.
+  "key.revoke": ["district_admin", "platform_admin"],
+  "key.issue": platformAdmin,
+  "key.rotate": platformAdmin,
+  "deliveries.view": staff,
+  "delivery.replay": staff,
+  "quarantine.view": staff,
+  "quarantine.resolve": staff,
+  "retention.view": staff,
+  "retention.edit": platformAdmin,
+  "audit.view": staff,
+  "audit.export": staff,
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+export function can(actor: Actor, permission: Permission): boolean {
+  return (PERMISSIONS[permission] as readonly Role[]).includes(actor.role);
+}
+
+/**
+ * Throws not_found rather than forbidden: a page or record the role may not use looks the same
+ * as one that does not exist, so the dashboard never confirms what lies behind a denial.
+ */
+export function authorize(actor: Actor, permission: Permission): void {
+  if (!can(actor, permission)) throw new AppError("not_found", "not found");
+}

@@ -1,0 +1,133 @@
+import "server-only";
+// The provider's attempt history for our hook next to our own receipts, joined on event id, with
+// the disagreements flagged. The provider may be down or not configured: our side still shows.
+import { prisma, type DbOrTx } from "../db";
+import { describeError, log } from "../log";
+import { type Actor } from "../auth/actor";
+import { authorize } from "../auth/permissions";
+import type { ProviderDeliveryAttempt } from "../provider/client";
+import { toAppError } from "../provider/errors";
+import { getRegisteredHookId } from "../provider/webhook-registration";
+import { providerForDashboard, type DeliveryProvider } from "./provider-for-dashboard";
+
+export type OurReceipt = {
+  id: bigint;
+  receivedAt: Date;
+  eventId: string | null;
+  tenantId: string | null;
+  webhookId: string | null;
+  status: number;
+  outcome: string | null;
+  error: string | null;
+  source: string;
+  signatureVerdict: string;
+};
+
+/**
+ * failed_but_applied: the provider thinks every attempt failed, yet we answered 2xx (it will retry;
+ * the retry will be a duplicate). delivered_without_receipt: the provider says it delivered but we
+ * hold no receipt (something between us answered for us, or our receipt was lost).
+ */
+export type Mismatch = "failed_but_applied" | "delivered_without_receipt";
+
+export type DeliveryRow = {
+  eventId: string;
+  tenantId: string | null;
+  lastSeenAt: Date;
+  attempts: ProviderDeliveryAttempt[];
+  receipts: OurReceipt[];
+  /** We hold a stored payload for it: a local replay is possible. */
+  replayable: boolean;
+  mismatch: Mismatch | null;
+};
+
+export type ProviderState =
+  | { kind: "ok"; nextCursor: string | null }
+  | { kind: "not_registered" }
+  | { kind: "unreachable"; message: string };
+
+export type DeliveriesView = { rows: DeliveryRow[]; provider: ProviderState; since: Date; until: Date };
+
+export async function listDeliveries(
+  options: { actor: Actor; since: Date; until: Date; eventId?: string; providerCursor?: string; provider?: DeliveryProvider; limit?: number },
+  db: DbOrTx = prisma,
+): Promise<DeliveriesView> {
+  authorize(options.actor, "deliveries.view");
+  const limit = Math.min(options.limit ?? 100, 250);
+  const { since, until } = options;
+
+  let attempts: ProviderDeliveryAttempt[] = [];
+  let provider: ProviderState;
+  const hookId = await getRegisteredHookId(db);
+  if (!hookId) {
+    provider = { kind: "not_registered" };
+  } else {
+    try {
+      const page = await (options.provider ?? providerForDashboard()).listDeliveries({
+        hookId, since, until, limit, eventId: options.eventId, cursor: options.providerCursor,
+      });
+      attempts = page.items;
+      provider = { kind: "ok", nextCursor: page.nextCursor };
+    } catch (error) {
+      log.warn("provider delivery history unavailable", { error: describeError(error) });
+      provider = { kind: "unreachable", message: toAppError(error).publicMessage };
+    }
+  }
+
+  const receiptSelect = { id: true, receivedAt: true, eventId: true, tenantId: true, webhookId: true, status: true, outcome: true, error: true, source: true, signatureVerdict: true } as const;
+  const providerEventIds = [...new Set(attempts.map((a) => a.eventId))];
+  const [windowReceipts, matchedReceipts] = await Promise.all([
+    db.receipt.findMany({
+      where: { receivedAt: { gte: since, lt: until }, ...(options.eventId ? { OR: [{ eventId: options.eventId }, { webhookId: options.eventId }] } : {}) },
+      orderBy: [{ receivedAt: "desc" }, { id: "desc" }],
+      take: limit,
+      select: receiptSelect,
+    }),
+    // Our receipts for the provider's events wherever they fall: the join must not miss a receipt
+    // just outside the window.
+    providerEventIds.length
+      ? db.receipt.findMany({ where: { OR: [{ eventId: { in: providerEventIds } }, { webhookId: { in: providerEventIds } }] }, take: 2000, select: receiptSelect })
+      : Promise.resolve([]),
+  ]);
+
+  const rows = new Map<string, DeliveryRow>();
+  const rowFor = (eventId: string, tenantId: string | null, at: Date) => {
+    let row = rows.get(eventId);
+    if (!row) {
+      row = { eventId, tenantId, lastSeenAt: at, attempts: [], receipts: [], replayable: false, mismatch: null };
+      rows.set(eventId, row);
+    }
+    if (at > row.lastSeenAt) row.lastSeenAt = at;
+    row.tenantId ??= tenantId;
+    return row;
+  };
+  for (const attempt of attempts) rowFor(attempt.eventId, attempt.tenantId, attempt.at).attempts.push(attempt);
+  const seen = new Set<bigint>();
+  for (const receipt of [...windowReceipts, ...matchedReceipts]) {
+    const key = receipt.eventId ?? receipt.webhookId;
+    if (!key || seen.has(receipt.id)) continue;
+    seen.add(receipt.id);
+    rowFor(key, receipt.tenantId, receipt.receivedAt).receipts.push(receipt);
+  }
+
+  const claims = await db.processedEvent.findMany({
+    where: { eventId: { in: [...rows.keys()] }, payload: { not: { equals: null } } },
+    select: { eventId: true, tenantId: true },
+  });
+  for (const row of rows.values()) {
+    row.attempts.sort((a, b) => b.at.getTime() - a.at.getTime());
+    row.receipts.sort((a, b) => b.receivedAt.getTime() - a.receivedAt.getTime());
+    row.replayable = claims.some((c) => c.eventId === row.eventId && c.tenantId === row.tenantId);
+    row.mismatch = mismatchOf(row, provider.kind === "ok");
+  }
+  return { rows: [...rows.values()].sort((a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime()), provider, since, until };
+}
+
+export function mismatchOf(row: Pick<DeliveryRow, "attempts" | "receipts">, providerKnown: boolean): Mismatch | null {
+  if (!providerKnown || row.attempts.length === 0) return null;
+  const providerSucceeded = row.attempts.some((a) => a.succeeded);
+  const weAnsweredOk = row.receipts.some((r) => r.status >= 200 && r.status < 300);
+  if (!providerSucceeded && weAnsweredOk) return "failed_but_applied";
+  if (providerSucceeded && row.receipts.length === 0) return "delivered_without_receipt";
+  return null;
+}

@@ -1,0 +1,46 @@
+import "server-only";
+// Revoke from the browser (the laptop was stolen): applied locally at once, the provider call is
+// staged in the outbox in the SAME transaction, and the provider's key.revoked webhook later
+// confirms it (the ingest SQL sets revoke_confirmed_at).
+import { prisma, type Db } from "../db";
+import { AppError } from "../errors";
+import { recordAudit } from "../audit/record-audit";
+import { enqueueOutbox } from "../outbox/enqueue-outbox";
+import { auditActor, tenantScope, type Actor } from "../auth/actor";
+import { authorize } from "../auth/permissions";
+
+export type RevokeKeyResult = { keyId: string; tenantId: string; outcome: "revoked" | "already_revoked" };
+
+export async function revokeKey(options: { actor: Actor; keyId: string; reason?: string }, db: Db = prisma): Promise<RevokeKeyResult> {
+  authorize(options.actor, "key.revoke");
+  const scope = tenantScope(options.actor);
+  return db.$transaction(async (tx) => {
+    const key = await tx.apiKey.findFirst({ where: { id: options.keyId, ...(scope ? { tenantId: scope } : {}) } });
+    if (!key) throw new AppError("not_found", "not found");
+    // Conditional on the status so a concurrent revoke (or the provider's webhook) wins cleanly
+    // and a revoked key is never touched again: there is no path back from revoked.
+    const updated = await tx.apiKey.updateMany({
+      where: { id: key.id, tenantId: key.tenantId, status: { not: "revoked" } },
+      data: { status: "revoked", revokedAt: new Date(), revokeRequestedAt: new Date(), updatedAt: new Date() },
+    });
+    const outcome = updated.count === 1 ? "revoked" : "already_revoked";
+    if (outcome === "revoked") {
+      await enqueueOutbox(
+        { kind: "key.revoke", tenantId: key.tenantId, idempotencyKey: `revoke:${key.id}`, payload: { tenantId: key.tenantId, keyId: key.id } },
+        tx,
+      );
+    }
+    await recordAudit(
+      {
+        actor: auditActor(options.actor),
+        action: "key.revoke",
+        tenantId: key.tenantId,
+        target: key.id,
+        outcome: outcome === "revoked" ? "ok" : "already_revoked",
+        details: { previousStatus: key.status, ...(options.reason ? { reason: options.reason.slice(0, 500) } : {}) },
+      },
+      tx,
+    );
+    return { keyId: key.id, tenantId: key.tenantId, outcome };
+  });
+}

@@ -1,0 +1,26 @@
+import "server-only";
+// Rotation is a provider operation: we stage the call; the new key appears when the provider's
+// key.rotated webhook arrives. One staged rotation per key (idempotency key rotate:<keyId>).
+import { prisma, type Db } from "../db";
+import { AppError } from "../errors";
+import { recordAudit } from "../audit/record-audit";
+import { enqueueOutbox } from "../outbox/enqueue-outbox";
+import { auditActor, tenantScope, type Actor } from "../auth/actor";
+import { authorize } from "../auth/permissions";
+import type { StagedKeyCall } from "./issue-key";
+
+export async function rotateKey(options: { actor: Actor; keyId: string }, db: Db = prisma): Promise<StagedKeyCall> {
+  authorize(options.actor, "key.rotate");
+  const scope = tenantScope(options.actor);
+  return db.$transaction(async (tx) => {
+    const key = await tx.apiKey.findFirst({ where: { id: options.keyId, ...(scope ? { tenantId: scope } : {}) } });
+    if (!key) throw new AppError("not_found", "not found");
+    if (key.status !== "active") throw new AppError("conflict", `Only an active key can be rotated; ${key.id} is ${key.status}.`);
+    const staged = await enqueueOutbox(
+      { kind: "key.rotate", tenantId: key.tenantId, idempotencyKey: `rotate:${key.id}`, payload: { tenantId: key.tenantId, keyId: key.id } },
+      tx,
+    );
+    await recordAudit({ actor: auditActor(options.actor), action: "key.rotate", tenantId: key.tenantId, target: key.id, outcome: staged.created ? "ok" : "already_requested" }, tx);
+    return { outboxId: staged.id, staged: staged.created };
+  });
+}

@@ -1,0 +1,32 @@
+import "server-only";
+// Gauges read from the database at scrape time (one round trip), so every replica reports the
+// same shared truth instead of its own partial counters.
+import { Gauge, type Registry } from "prom-client";
+import { prisma, type Db } from "../db";
+
+type Row = { ledger_rows: number; outbox_backlog: number; quarantine_open: number; superseded_keys: number; purge_runs: number; purge_failures: number; last_purge_seconds: number | null };
+
+export async function databaseGaugesText(registry: Registry, db: Db = prisma): Promise<string> {
+  const [row] = await db.$queryRaw<Row[]>`
+    SELECT
+      (SELECT GREATEST(reltuples, 0)::float8 FROM pg_class WHERE oid = 'processed_events'::regclass) AS ledger_rows,
+      (SELECT count(*)::float8 FROM outbox WHERE status = 'pending') AS outbox_backlog,
+      (SELECT count(*)::float8 FROM processed_events WHERE outcome = 'quarantined' AND resolved_at IS NULL) AS quarantine_open,
+      (SELECT count(*)::float8 FROM api_keys WHERE status = 'superseded') AS superseded_keys,
+      (SELECT count(*)::float8 FROM purge_runs) AS purge_runs,
+      (SELECT count(*)::float8 FROM purge_runs WHERE status = 'failed') AS purge_failures,
+      (SELECT extract(epoch FROM max(started_at))::float8 FROM purge_runs WHERE status = 'ran') AS last_purge_seconds`;
+  const scratch = new (registry.constructor as new () => Registry)();
+  const gauge = (name: string, help: string, value: number | null | undefined) => {
+    if (value === null || value === undefined) return;
+    new Gauge({ name, help, registers: [scratch] }).set(Number(value));
+  };
+  gauge("keyhook_ledger_rows", "Dedupe ledger rows (planner estimate: exact counts are too slow at scale).", row?.ledger_rows);
+  gauge("keyhook_outbox_backlog", "Outbound provider calls staged and not yet sent.", row?.outbox_backlog);
+  gauge("keyhook_quarantine_open", "Quarantined events waiting for a human.", row?.quarantine_open);
+  gauge("keyhook_superseded_keys", "Keys superseded while still active: possibly-live credentials nobody revoked.", row?.superseded_keys);
+  gauge("keyhook_purge_runs", "Ledger purge runs recorded (all time, within retention).", row?.purge_runs);
+  gauge("keyhook_purge_failures", "Ledger purge runs that failed.", row?.purge_failures);
+  gauge("keyhook_last_purge_timestamp_seconds", "Start of the last successful purge run.", row?.last_purge_seconds);
+  return scratch.metrics();
+}

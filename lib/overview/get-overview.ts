@@ -1,0 +1,76 @@
+import "server-only";
+// The numbers on the Overview page, scoped to what the actor may see. "Today" is the UTC day.
+import { prisma, type DbOrTx } from "../db";
+import { Prisma } from "../generated/prisma/client";
+import { tenantScope, type Actor } from "../auth/actor";
+import { authorize } from "../auth/permissions";
+
+export const CHART_OUTCOMES = ["applied", "duplicate", "stale", "quarantined", "ignored", "rejected"] as const;
+export type ChartOutcome = (typeof CHART_OUTCOMES)[number];
+
+export type Overview = {
+  outcomesToday: Record<string, number>;
+  duplicatesToday: number;
+  quarantineOpen: number;
+  openAlerts: number;
+  activeKeys: number;
+  ledgerRows: number;
+  deliveriesToday: number;
+  /** Share of today's deliveries we answered 2xx; null when nothing arrived. */
+  deliverySuccessRate: number | null;
+  /** One entry per UTC day, oldest first: how many deliveries ended in each outcome. */
+  chart: { day: string; counts: Record<ChartOutcome, number> }[];
+};
+
+export async function getOverview(options: { actor: Actor; days?: number; now?: Date }, db: DbOrTx = prisma): Promise<Overview> {
+  authorize(options.actor, "overview.view");
+  const tenantId = tenantScope(options.actor);
+  const now = options.now ?? new Date();
+  const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const days = Math.min(Math.max(options.days ?? 14, 1), 90);
+  const since = new Date(today.getTime() - (days - 1) * 86_400_000);
+  const tenantSql = tenantId ? Prisma.sql`AND tenant_id = ${tenantId}` : Prisma.empty;
+  const tenantWhere = tenantId ? { tenantId } : {};
+
+  const [outcomes, receiptsToday, quarantineOpen, openAlerts, activeKeys, ledgerRows, chartRows] = await Promise.all([
+    db.processedEvent.groupBy({ by: ["outcome"], where: { ...tenantWhere, receivedAt: { gte: today } }, _count: true }),
+    db.$queryRaw<{ total: bigint; ok: bigint; duplicates: bigint }[]>`
+      SELECT count(*) AS total, count(*) FILTER (WHERE status BETWEEN 200 AND 299) AS ok,
+             count(*) FILTER (WHERE outcome = 'duplicate') AS duplicates
+      FROM receipts WHERE received_at >= ${today}::timestamptz ${tenantSql}`,
+    db.processedEvent.count({ where: { ...tenantWhere, outcome: "quarantined", resolvedAt: null } }),
+    db.apiKey.count({ where: { ...tenantWhere, status: "superseded" } }),
+    db.apiKey.count({ where: { ...tenantWhere, status: "active" } }),
+    db.processedEvent.count({ where: tenantWhere }),
+    // Receipts, not claims: the chart shows what every delivery came to, duplicates and rejections included.
+    db.$queryRaw<{ day: string; outcome: string; n: bigint }[]>`
+      SELECT to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+             CASE WHEN status >= 400 THEN 'rejected' ELSE coalesce(outcome, 'rejected') END AS outcome,
+             count(*) AS n
+      FROM receipts WHERE received_at >= ${since}::timestamptz ${tenantSql}
+      GROUP BY 1, 2`,
+  ]);
+
+  const chart = Array.from({ length: days }, (_, i) => {
+    const day = new Date(since.getTime() + i * 86_400_000).toISOString().slice(0, 10);
+    return { day, counts: Object.fromEntries(CHART_OUTCOMES.map((o) => [o, 0])) as Record<ChartOutcome, number> };
+  });
+  for (const row of chartRows) {
+    const entry = chart.find((c) => c.day === row.day);
+    const outcome = (CHART_OUTCOMES as readonly string[]).includes(row.outcome) ? (row.outcome as ChartOutcome) : "rejected";
+    if (entry) entry.counts[outcome] += Number(row.n);
+  }
+  const receipts = receiptsToday[0] ?? { total: 0n, ok: 0n, duplicates: 0n };
+  const total = Number(receipts.total);
+  return {
+    outcomesToday: Object.fromEntries(outcomes.map((o) => [o.outcome, o._count])),
+    duplicatesToday: Number(receipts.duplicates),
+    quarantineOpen,
+    openAlerts,
+    activeKeys,
+    ledgerRows,
+    deliveriesToday: total,
+    deliverySuccessRate: total === 0 ? null : Number(receipts.ok) / total,
+    chart,
+  };
+}

@@ -1,0 +1,77 @@
+// The provider's REST API on the wire (snake_case JSON), validated where it enters our process.
+// The simulator answers with exactly these shapes (it imports the types), so the two cannot drift.
+//
+//   POST /v1/account/webhooks/register                         {url}            Idempotency-Key → 201 WireHook
+//   POST /v1/account/webhooks/{hookId}/rotate-secret           {secret?, overlap_seconds?}       → 200 WireSecretRotation
+//   GET  /v1/account/webhooks/deliveries/{hookId}?cursor&limit&status&event_id&since&until      → 200 WireDeliveryPage
+//   POST /v1/account/webhooks/deliveries/{hookId}/{deliveryId}/redeliver                         → 202 {accepted: true}
+//   POST /v1/account/webhooks/deliveries/{hookId}/redeliver-failed {since, until, dry_run}       → 200 {count}
+//   POST /v1/tenants/{tenantId}/keys                           {scopes}         Idempotency-Key → 201 WireKeyResult
+//   POST /v1/tenants/{tenantId}/keys/{keyId}/rotate                             Idempotency-Key → 201 WireKeyResult
+//   POST /v1/tenants/{tenantId}/keys/{keyId}/revoke                             Idempotency-Key → 200 WireKeyResult
+// Errors: {error: {code, message}} with the HTTP status; 429 and 503 carry Retry-After (seconds).
+import { z } from "zod";
+
+const isoDate = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+
+export const wireHook = z.object({
+  hook_id: z.string().min(1),
+  url: z.string(),
+  created_at: isoDate,
+});
+export type WireHook = z.input<typeof wireHook>;
+
+export const wireSecretRotation = z.object({
+  hook_id: z.string().min(1),
+  secret: z.string().min(1),
+  previous_secret_valid_until: isoDate.nullable(),
+});
+export type WireSecretRotation = z.input<typeof wireSecretRotation>;
+
+export const wireDeliveryAttempt = z.object({
+  id: z.string().min(1),
+  event_id: z.string().min(1),
+  tenant_id: z.string().min(1),
+  attempt: z.number().int().positive(),
+  trigger: z.enum(["scheduled", "manual"]),
+  status_code: z.number().int().nullable(),
+  duration_ms: z.number().nonnegative(),
+  response_excerpt: z.string().nullable(),
+  error: z.string().nullable(),
+  at: isoDate,
+  next_retry_at: isoDate.nullable(),
+  succeeded: z.boolean(),
+});
+export type WireDeliveryAttempt = z.input<typeof wireDeliveryAttempt>;
+
+export const wireDeliveryPage = z.object({
+  items: z.array(wireDeliveryAttempt),
+  next_cursor: z.string().nullable(),
+});
+export type WireDeliveryPage = z.input<typeof wireDeliveryPage>;
+
+export const wireRedeliver = z.object({ accepted: z.literal(true) });
+export const wireRedeliverFailed = z.object({ count: z.number().int().nonnegative() });
+
+export const wireKey = z.object({
+  id: z.string().min(1),
+  tenant_id: z.string().min(1),
+  status: z.enum(["active", "rotated", "revoked"]),
+  prefix: z.string(),
+  scopes: z.array(z.string()),
+  created_at: isoDate,
+});
+export type WireKey = z.input<typeof wireKey>;
+
+export const wireKeyResult = z.object({
+  key: wireKey,
+  /** The new key's secret, shown once (issue and rotate only). */
+  secret: z.string().nullable(),
+  previous_key_id: z.string().nullable(),
+  /** The webhook event this change emitted; null when nothing changed (revoking a revoked key). */
+  event_id: z.string().nullable(),
+});
+export type WireKeyResult = z.input<typeof wireKeyResult>;
+
+export const wireError = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+export type WireError = z.input<typeof wireError>;

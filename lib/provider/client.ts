@@ -1,0 +1,409 @@
+// The provider's REST API behind a bearer key (routes: api-schema.ts).
+//
+// Retries: a 429 is always retried (the provider did nothing); a 5xx, a timeout or a network
+// failure is retried only for a request that is safe to repeat — a GET, or a POST carrying an
+// Idempotency-Key (the provider answers a repeat with the first result). The wait before retry n
+// is capped exponential backoff with jitter; when the provider sends Retry-After we wait exactly
+// that long, and when it asks for longer than our cap we give up at once with a
+// ProviderRateLimitedError carrying `retryAfterMs`, so a durable caller (the outbox) can come back
+// later instead of holding a request open. Every HTTP attempt has its own timeout.
+//
+// `sleep` and `random` are injectable so tests can check the schedule without waiting.
+import { z } from "zod";
+import { env } from "../env";
+import {
+  wireDeliveryPage,
+  wireError,
+  wireHook,
+  wireKeyResult,
+  wireRedeliver,
+  wireRedeliverFailed,
+  wireSecretRotation,
+} from "./api-schema";
+import {
+  ProviderError,
+  ProviderHttpError,
+  ProviderNetworkError,
+  ProviderRateLimitedError,
+  ProviderResponseError,
+  ProviderTimeoutError,
+  type ProviderErrorCode,
+} from "./errors";
+
+export type ProviderDeliveryAttempt = {
+  id: string;
+  eventId: string;
+  tenantId: string;
+  attempt: number;
+  trigger: "scheduled" | "manual";
+  statusCode: number | null;
+  durationMs: number;
+  responseExcerpt: string | null;
+  error: string | null;
+  at: Date;
+  nextRetryAt: Date | null;
+  succeeded: boolean;
+};
+
+export type ProviderKey = {
+  id: string;
+  tenantId: string;
+  status: "active" | "rotated" | "revoked";
+  prefix: string;
+  scopes: string[];
+  createdAt: Date;
+};
+
+export type ProviderKeyResult = {
+  key: ProviderKey;
+  /** The new key's secret, shown once (issue and rotate). */
+  secret: string | null;
+  previousKeyId: string | null;
+  /** The webhook event the change emitted; null when nothing changed (revoking a revoked key). */
+  eventId: string | null;
+};
+
+/** What one HTTP attempt did; for logs and metrics (`onAttempt`). */
+export type ProviderAttemptInfo = {
+  method: string;
+  path: string;
+  attempt: number;
+  status: number | null;
+  durationMs: number;
+  error: ProviderErrorCode | null;
+  /** The wait before the next attempt, when there will be one. */
+  retryInMs: number | null;
+};
+
+export type ProviderClientOptions = {
+  baseUrl: string;
+  apiKey: string;
+  /** Per HTTP attempt. Default 10 s. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 4; 0 disables retrying (the outbox does its own). */
+  maxRetries?: number;
+  /** Backoff before retry n: min(maxDelayMs, baseDelayMs · 2^(n-1)), half of it jittered. */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  /** In [0, 1); the jitter source. */
+  random?: () => number;
+  /** Wall clock in ms, to read a Retry-After given as an HTTP date. */
+  now?: () => number;
+  fetch?: typeof fetch;
+  onAttempt?: (info: ProviderAttemptInfo) => void;
+};
+
+export type ListDeliveriesOptions = {
+  hookId: string;
+  cursor?: string | null;
+  limit?: number;
+  status?: "failed" | "succeeded";
+  eventId?: string;
+  since?: Date;
+  until?: Date;
+};
+
+export type ProviderClient = ReturnType<typeof createProviderClient>;
+
+const nonEmpty = z.string().min(1).max(500);
+const idempotencyKey = z.string().min(1, "an idempotency key is required").max(255);
+
+export function createProviderClient(options: ProviderClientOptions) {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxRetries = options.maxRetries ?? 4;
+  const baseDelayMs = options.baseDelayMs ?? 200;
+  const maxDelayMs = options.maxDelayMs ?? 10_000;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+
+  function backoffMs(retry: number): number {
+    const exponential = Math.min(maxDelayMs, baseDelayMs * 2 ** (retry - 1));
+    return Math.round(exponential / 2 + (random() * exponential) / 2);
+  }
+
+  async function call<T extends z.ZodType>(spec: {
+    method: "GET" | "POST";
+    path: string;
+    query?: Record<string, string | undefined>;
+    body?: unknown;
+    idempotencyKey?: string;
+    schema: T;
+  }): Promise<z.output<T>> {
+    const url = new URL(baseUrl + spec.path);
+    for (const [name, value] of Object.entries(spec.query ?? {})) if (value !== undefined) url.searchParams.set(name, value);
+    const headers: Record<string, string> = { authorization: `Bearer ${options.apiKey}`, accept: "application/json" };
+    if (spec.body !== undefined) headers["content-type"] = "application/json";
+    if (spec.idempotencyKey) headers["idempotency-key"] = spec.idempotencyKey;
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const safeToRepeat = spec.method === "GET" || spec.idempotencyKey !== undefined;
+
+    for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
+      let failure: ProviderError;
+      let status: number | null = null;
+      try {
+        const response = await fetchImpl(url, { method: spec.method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+        status = response.status;
+        const text = await response.text();
+        if (response.ok) {
+          const result = parseBody(text, spec.schema, { status, attempts: attempt });
+          report(spec, attempt, status, started, null, null);
+          return result;
+        }
+        failure = httpFailure(response, text, attempt);
+      } catch (error) {
+        if (error instanceof ProviderError) throw error; // a 2xx we could not parse: repeating will not help
+        failure = transportFailure(error, attempt);
+      }
+
+      const retryable = failure.code === "rate_limited" || (safeToRepeat && failure.retryable);
+      let waitMs: number | null = null;
+      if (retryable && attempt <= maxRetries) {
+        waitMs = failure.retryAfterMs ?? backoffMs(attempt);
+        // Asked to wait longer than we are willing to block: let a durable caller come back later.
+        if (failure.retryAfterMs !== null && failure.retryAfterMs > maxDelayMs) waitMs = null;
+      }
+      report(spec, attempt, status, started, failure.code, waitMs);
+      if (waitMs === null) throw failure;
+      await sleep(waitMs);
+    }
+  }
+
+  function report(spec: { method: string; path: string }, attempt: number, status: number | null, started: number, error: ProviderErrorCode | null, retryInMs: number | null) {
+    options.onAttempt?.({
+      method: spec.method,
+      path: spec.path,
+      attempt,
+      status,
+      durationMs: Math.round(performance.now() - started),
+      error,
+      retryInMs,
+    });
+  }
+
+  function retryAfterOf(response: Response): number | null {
+    const raw = response.headers.get("retry-after");
+    if (!raw) return null;
+    if (/^\d+(\.\d+)?$/.test(raw.trim())) return Math.round(Number(raw) * 1000);
+    const at = Date.parse(raw);
+    return Number.isNaN(at) ? null : Math.max(0, at - now());
+  }
+
+  function httpFailure(response: Response, text: string, attempts: number): ProviderError {
+    const status = response.status;
+    const said = describeWireError(text);
+    const details = { status, attempts, retryAfterMs: retryAfterOf(response) };
+    const message = `provider answered ${status}${said ? `: ${said}` : ""}`;
+    if (status === 429) return new ProviderRateLimitedError(message, details);
+    if (status >= 500) return new ProviderHttpError("server_error", message, details);
+    if (status === 401 || status === 403) return new ProviderHttpError("unauthorized", message, details);
+    if (status === 404) return new ProviderHttpError("not_found", message, details);
+    if (status === 409) return new ProviderHttpError("conflict", message, details);
+    if (status >= 400) return new ProviderHttpError("bad_request", message, details);
+    return new ProviderResponseError(`provider answered an unexpected ${status}`, details);
+  }
+
+  function transportFailure(error: unknown, attempts: number): ProviderError {
+    const name = (error as { name?: string })?.name;
+    if (name === "TimeoutError" || name === "AbortError") {
+      return new ProviderTimeoutError(`provider did not answer within ${timeoutMs} ms`, { attempts, cause: error });
+    }
+    const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+    const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+    return new ProviderNetworkError(`could not reach the provider at ${baseUrl} (${reason})`, { attempts, cause: error });
+  }
+
+  return {
+    /** Idempotent on `idempotencyKey`: a retried registration yields the same hook. */
+    async registerWebhook(input: { url: string; idempotencyKey: string }) {
+      const url = valid(z.url({ protocol: /^https?$/ }), input.url, "url");
+      const hook = await call({
+        method: "POST",
+        path: "/v1/account/webhooks/register",
+        body: { url },
+        idempotencyKey: valid(idempotencyKey, input.idempotencyKey, "idempotencyKey"),
+        schema: wireHook,
+      });
+      return { hookId: hook.hook_id, url: hook.url, createdAt: hook.created_at };
+    },
+
+    /** Starts a secret rotation: the provider signs with the old and the new secret until the overlap ends. */
+    async rotateWebhookSecret(input: { hookId: string; idempotencyKey: string; secret?: string; overlapSeconds?: number }) {
+      const result = await call({
+        method: "POST",
+        path: `/v1/account/webhooks/${segment(input.hookId)}/rotate-secret`,
+        body: { secret: input.secret, overlap_seconds: input.overlapSeconds },
+        idempotencyKey: valid(idempotencyKey, input.idempotencyKey, "idempotencyKey"),
+        schema: wireSecretRotation,
+      });
+      return { secret: result.secret, previousSecretValidUntil: result.previous_secret_valid_until };
+    },
+
+    /** Newest attempts first; pass `nextCursor` back as `cursor` for the next page. */
+    async listDeliveries(input: ListDeliveriesOptions): Promise<{ items: ProviderDeliveryAttempt[]; nextCursor: string | null }> {
+      const limit = input.limit === undefined ? undefined : valid(z.number().int().min(1).max(250), input.limit, "limit");
+      const page = await call({
+        method: "GET",
+        path: `/v1/account/webhooks/deliveries/${segment(input.hookId)}`,
+        query: {
+          cursor: input.cursor ?? undefined,
+          limit: limit === undefined ? undefined : String(limit),
+          status: input.status,
+          event_id: input.eventId,
+          since: input.since?.toISOString(),
+          until: input.until?.toISOString(),
+        },
+        schema: wireDeliveryPage,
+      });
+      return {
+        items: page.items.map((item) => ({
+          id: item.id,
+          eventId: item.event_id,
+          tenantId: item.tenant_id,
+          attempt: item.attempt,
+          trigger: item.trigger,
+          statusCode: item.status_code,
+          durationMs: item.duration_ms,
+          responseExcerpt: item.response_excerpt,
+          error: item.error,
+          at: item.at,
+          nextRetryAt: item.next_retry_at,
+          succeeded: item.succeeded,
+        })),
+        nextCursor: page.next_cursor,
+      };
+    },
+
+    /** Asks the provider to send one delivery's event again (a new, manual attempt). */
+    async redeliver(input: { hookId: string; deliveryId: string; idempotencyKey?: string }) {
+      await call({
+        method: "POST",
+        path: `/v1/account/webhooks/deliveries/${segment(input.hookId)}/${segment(input.deliveryId)}/redeliver`,
+        body: {},
+        idempotencyKey: input.idempotencyKey,
+        schema: wireRedeliver,
+      });
+      return { accepted: true as const };
+    },
+
+    /** Redelivers every event whose delivery is still failed and failed within [since, until]. */
+    async redeliverFailed(input: { hookId: string; since: Date; until: Date; dryRun: boolean; idempotencyKey?: string }) {
+      if (!(input.since < input.until)) throw new ProviderError("bad_request", "since must be before until");
+      const result = await call({
+        method: "POST",
+        path: `/v1/account/webhooks/deliveries/${segment(input.hookId)}/redeliver-failed`,
+        body: { since: input.since.toISOString(), until: input.until.toISOString(), dry_run: input.dryRun },
+        idempotencyKey: input.idempotencyKey,
+        schema: wireRedeliverFailed,
+      });
+      return { count: result.count };
+    },
+
+    /** A double click or a retry with the same idempotency key mints one key. */
+    async issueKey(input: { tenantId: string; scopes: string[]; idempotencyKey: string }): Promise<ProviderKeyResult> {
+      const scopes = valid(z.array(z.string().min(1).max(200)).max(100), input.scopes, "scopes");
+      return keyResult(
+        await call({
+          method: "POST",
+          path: `/v1/tenants/${segment(input.tenantId)}/keys`,
+          body: { scopes },
+          idempotencyKey: valid(idempotencyKey, input.idempotencyKey, "idempotencyKey"),
+          schema: wireKeyResult,
+        }),
+      );
+    },
+
+    async rotateKey(input: { tenantId: string; keyId: string; idempotencyKey: string }): Promise<ProviderKeyResult> {
+      return keyResult(
+        await call({
+          method: "POST",
+          path: `/v1/tenants/${segment(input.tenantId)}/keys/${segment(input.keyId)}/rotate`,
+          body: {},
+          idempotencyKey: valid(idempotencyKey, input.idempotencyKey, "idempotencyKey"),
+          schema: wireKeyResult,
+        }),
+      );
+    },
+
+    /** Revoking a key the provider already revoked succeeds with `eventId: null`. */
+    async revokeKey(input: { tenantId: string; keyId: string; idempotencyKey: string }): Promise<ProviderKeyResult> {
+      return keyResult(
+        await call({
+          method: "POST",
+          path: `/v1/tenants/${segment(input.tenantId)}/keys/${segment(input.keyId)}/revoke`,
+          body: {},
+          idempotencyKey: valid(idempotencyKey, input.idempotencyKey, "idempotencyKey"),
+          schema: wireKeyResult,
+        }),
+      );
+    },
+  };
+}
+
+/** The client for this deployment: PROVIDER_URL, PROVIDER_API_KEY, PROVIDER_TIMEOUT_MS. */
+export function providerClientFromEnv(overrides: Partial<ProviderClientOptions> = {}): ProviderClient {
+  const config = env();
+  return createProviderClient({
+    baseUrl: config.PROVIDER_URL,
+    apiKey: config.PROVIDER_API_KEY,
+    timeoutMs: config.PROVIDER_TIMEOUT_MS,
+    ...overrides,
+  });
+}
+
+function segment(value: string): string {
+  return encodeURIComponent(valid(nonEmpty, value, "id"));
+}
+
+/** Our own bad argument is a typed bad_request, raised before anything is sent. */
+function valid<T extends z.ZodType>(schema: T, value: unknown, what: string): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new ProviderError("bad_request", `invalid ${what}: ${parsed.error.issues[0]!.message}`, { attempts: 0 });
+}
+
+function keyResult(wire: z.output<typeof wireKeyResult>): ProviderKeyResult {
+  return {
+    key: {
+      id: wire.key.id,
+      tenantId: wire.key.tenant_id,
+      status: wire.key.status,
+      prefix: wire.key.prefix,
+      scopes: wire.key.scopes,
+      createdAt: wire.key.created_at,
+    },
+    secret: wire.secret,
+    previousKeyId: wire.previous_key_id,
+    eventId: wire.event_id,
+  };
+}
+
+function parseBody<T extends z.ZodType>(text: string, schema: T, details: { status: number; attempts: number }): z.output<T> {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(text);
+  } catch {
+    throw new ProviderResponseError(`provider answered ${details.status} with a body that is not JSON`, details);
+  }
+  const parsed = schema.safeParse(decoded);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ProviderResponseError(`provider answered ${details.status} with an unexpected body (${issue.path.join(".") || "body"}: ${issue.message})`, details);
+  }
+  return parsed.data;
+}
+
+/** The provider's own words, short; never the raw body (it may be huge or an HTML error page). */
+function describeWireError(text: string): string | null {
+  try {
+    const parsed = wireError.safeParse(JSON.parse(text));
+    if (parsed.success) return `${parsed.data.error.code}: ${parsed.data.error.message}`.slice(0, 300);
+  } catch {
+    // not JSON
+  }
+  return null;
+}

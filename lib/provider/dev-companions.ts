@@ -1,0 +1,75 @@
+// The processes `npm run dev` runs next to the app (scripts/boot.ts):
+//   - the provider simulator (simulator/main.ts) on PROVIDER_URL's port, starting the demo
+//     districts from the demo seed and streaming realistic key events for them, with a few
+//     duplicates, reorderings and lost responses so the dashboard has something to show;
+//   - the worker (scripts/worker.ts), which registers our webhook at the provider (idempotently)
+//     and sends the outbox.
+// `npm start` runs neither unless KEYHOOK_WITH_SIMULATOR=1 (both) or KEYHOOK_WITH_WORKER=1 (the
+// worker only); KEYHOOK_WITH_SIMULATOR=0 keeps the simulator out of `npm run dev` (a real
+// provider in PROVIDER_URL). Each child gets a pipe on stdin and exits when it closes, so a
+// SIGKILLed launcher leaves no orphan holding a port.
+import { spawn, type ChildProcess } from "node:child_process";
+import { DEFAULT_PROVIDER_URL } from "../env";
+
+export type DevCompanions = { stop(): Promise<void> };
+
+const DEMO_DISTRICTS = "district-4417,district-2210,district-0935";
+const DEMO_FAULTS = JSON.stringify({ duplicateRate: 0.1, reorderRate: 0.05, lostResponseRate: 0.02 });
+
+export function startDevCompanions(options: { mode: "dev" | "start"; appPort: number; env: NodeJS.ProcessEnv }): DevCompanions {
+  const flag = options.env.KEYHOOK_WITH_SIMULATOR;
+  const withSimulator = flag === "1" || (options.mode === "dev" && flag !== "0");
+  const withWorker = withSimulator || options.mode === "dev" || options.env.KEYHOOK_WITH_WORKER === "1";
+  const providerUrl = options.env.PROVIDER_URL || DEFAULT_PROVIDER_URL;
+  const children: ChildProcess[] = [];
+
+  if (withSimulator) {
+    const firstSecret = options.env.WEBHOOK_SECRETS?.split(/[\s,]+/).find(Boolean);
+    children.push(
+      startChild("simulator/main.ts", {
+        ...options.env,
+        PROVIDER_SIM_PORT: options.env.PROVIDER_SIM_PORT ?? (new URL(providerUrl).port || "80"),
+        PROVIDER_SIM_DEMO: options.env.PROVIDER_SIM_DEMO ?? "1",
+        PROVIDER_SIM_STREAM_TENANTS: options.env.PROVIDER_SIM_STREAM_TENANTS ?? DEMO_DISTRICTS,
+        PROVIDER_SIM_FAULTS: options.env.PROVIDER_SIM_FAULTS ?? DEMO_FAULTS,
+        // The app verifies with WEBHOOK_SECRETS: sign with the first of them.
+        ...(firstSecret && !options.env.PROVIDER_SIM_SECRET ? { PROVIDER_SIM_SECRET: firstSecret } : {}),
+        PROVIDER_SIM_EXIT_WITH_PARENT: "1",
+      }),
+    );
+  }
+  if (withWorker) {
+    children.push(
+      startChild("scripts/worker.ts", {
+        ...options.env,
+        PROVIDER_WEBHOOK_URL: options.env.PROVIDER_WEBHOOK_URL ?? `http://127.0.0.1:${options.appPort}/api/webhooks/keys`,
+        KEYHOOK_EXIT_WITH_PARENT: "1",
+      }),
+    );
+  }
+
+  return {
+    /** SIGTERM, then SIGKILL after 5 s. */
+    async stop() {
+      await Promise.all(children.map((child) => stopChild(child)));
+    },
+  };
+}
+
+function startChild(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", entry], {
+    env,
+    stdio: ["pipe", "inherit", "inherit"],
+    // Its own process group: a terminal Ctrl-C reaches only the launcher, which stops us in order.
+    detached: true,
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}

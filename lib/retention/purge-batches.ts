@@ -1,0 +1,75 @@
+import "server-only";
+// One batch of the purge = one short autocommit statement on the purge's own connection.
+//
+// Each batch walks the (received_at, id) index in order from where the previous batch stopped
+// (keyset), so batch N does not re-walk the dead index entries batches 1..N-1 left behind, and
+// takes at most `limit` rows: row locks on a few thousand old rows for a few milliseconds, never a
+// table lock, never the recent rows ingest is inserting. SKIP LOCKED leaves a row someone is
+// updating right now (a human resolving it) for the next run instead of waiting for them.
+//
+// A claim that is quarantined and not yet resolved is kept past the window: it is waiting for a
+// human (DESIGN.md invariant 2), and silently deleting it would lose exactly what they must see.
+import type { PurgeConnection } from "./purge-connection";
+
+export type KeysetPosition = { receivedAt: Date; id: string } | null;
+export type BatchResult = { rows: number; scanned: number; last: KeysetPosition };
+
+const keptForHumans = `NOT (outcome = 'quarantined' AND resolved_at IS NULL)`;
+
+const afterPosition = `(received_at, id) > (COALESCE($1::timestamptz, '-infinity'::timestamptz), COALESCE($2::bigint, 0))`;
+
+const statements = {
+  claims: `
+    WITH batch AS (
+      SELECT id, received_at FROM processed_events
+      WHERE ${afterPosition} AND received_at < $3::timestamptz AND ${keptForHumans}
+      ORDER BY received_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
+    ), done AS (
+      DELETE FROM processed_events p USING batch WHERE p.id = batch.id RETURNING p.id
+    )`,
+  payloads: `
+    WITH batch AS (
+      SELECT id, received_at FROM processed_events
+      WHERE ${afterPosition} AND received_at < $3::timestamptz AND payload IS NOT NULL AND ${keptForHumans}
+      ORDER BY received_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
+    ), done AS (
+      UPDATE processed_events p SET payload = NULL FROM batch WHERE p.id = batch.id RETURNING p.id
+    )`,
+  receipts: `
+    WITH batch AS (
+      SELECT id, received_at FROM receipts
+      WHERE ${afterPosition} AND received_at < $3::timestamptz
+      ORDER BY received_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
+    ), done AS (
+      DELETE FROM receipts r USING batch WHERE r.id = batch.id RETURNING r.id
+    )`,
+} as const;
+
+export type PurgeTarget = keyof typeof statements;
+
+const summary = `
+    SELECT (SELECT count(*) FROM done)::int AS rows,
+           (SELECT count(*) FROM batch)::int AS scanned,
+           (SELECT received_at FROM batch ORDER BY received_at DESC, id DESC LIMIT 1) AS last_at,
+           (SELECT id FROM batch ORDER BY received_at DESC, id DESC LIMIT 1)::text AS last_id`;
+
+type Row = { rows: number; scanned: number; last_at: Date | null; last_id: string | null };
+
+export async function purgeBatch(
+  connection: PurgeConnection,
+  target: PurgeTarget,
+  options: { before: Date; after: KeysetPosition; limit: number },
+): Promise<BatchResult> {
+  const result = await connection.query<Row>(statements[target] + summary, [
+    options.after?.receivedAt ?? null,
+    options.after?.id ?? null,
+    options.before,
+    options.limit,
+  ]);
+  const row = result.rows[0]!;
+  return {
+    rows: row.rows,
+    scanned: row.scanned,
+    last: row.last_at && row.last_id ? { receivedAt: row.last_at, id: row.last_id } : options.after,
+  };
+}

@@ -1,0 +1,144 @@
+import "server-only";
+// Deletes expired claims and receipts, and clears payloads past their own shorter window
+// (DESIGN.md invariant 6), in small batches with a short pause between them so ingest never
+// stalls behind the purge. Safe to start from several replicas at once: only the holder of the
+// advisory lock works, the others record `skipped_locked` (purge-connection.ts explains the lock).
+// Idempotent: a second run finds nothing to do; a run cut short (time budget, crash) is simply
+// continued by the next one.
+import { z } from "zod";
+import { prisma, type Db } from "../db";
+import { AppError } from "../errors";
+import { describeError, log } from "../log";
+import { purgeBatch, type KeysetPosition, type PurgeTarget } from "./purge-batches";
+import { openLockedPurgeConnection } from "./purge-connection";
+import { toPurgeRunSummary, type PurgeRunSummary, type PurgeTrigger } from "./purge-runs";
+import { getRetentionSettings, retentionWindowProblem } from "./settings";
+
+const HOUR_MS = 3_600_000;
+
+export type PurgeBatchReport = { target: PurgeTarget; rows: number; durationMs: number };
+
+export type RunPurgeOptions = {
+  trigger: PurgeTrigger;
+  /** The purge's idea of "now" (cutoffs are computed from it). Tests move it; default the clock. */
+  now?: Date;
+  /** Rows per transaction. Default 5,000. */
+  batchSize?: number;
+  /** Pause between batches, giving ingest the CPU and I/O back. Default 50 ms. */
+  pauseMs?: number;
+  /** Stop starting new batches after this long (a serverless cron has a deadline); the next run continues. */
+  timeBudgetMs?: number;
+  /** Called after every batch (benchmarks, progress). */
+  onBatch?: (report: PurgeBatchReport) => void;
+};
+
+const optionsSchema = z.object({
+  trigger: z.enum(["cli", "cron", "schedule", "manual"], { error: "trigger must be cli, cron, schedule or manual" }),
+  now: z.date({ error: "now must be a date" }).optional(),
+  batchSize: z.number().int().min(1, "batchSize must be at least 1").max(50_000, "batchSize must be at most 50000").default(5_000),
+  pauseMs: z.number().int().min(0, "pauseMs must be at least 0").max(60_000, "pauseMs must be at most 60000").default(50),
+  timeBudgetMs: z.number().int().min(0, "timeBudgetMs must be at least 0").optional(),
+});
+
+export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promise<PurgeRunSummary> {
+  const parsed = optionsSchema.safeParse({ ...options, onBatch: undefined });
+  if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]!.message);
+  const { trigger, batchSize, pauseMs, timeBudgetMs } = parsed.data;
+  const now = parsed.data.now ?? new Date();
+  const startedAt = new Date();
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+
+  const record = (status: "skipped_locked" | "failed", error: string | null) =>
+    db.purgeRun
+      .create({ data: { trigger, status, startedAt, finishedAt: new Date(), durationMs: elapsed(), error } })
+      .then(toPurgeRunSummary);
+
+  // Never purge with a window that a late retry could outlive (the margin comes from the
+  // environment and may have changed since the stored settings were validated).
+  let cutoffs: { claims: Date; payloads: Date };
+  try {
+    const settings = await getRetentionSettings(db);
+    const problem = retentionWindowProblem(settings);
+    if (problem) throw new AppError("invalid_setting", `refusing to purge: ${problem}`);
+    cutoffs = {
+      claims: new Date(now.getTime() - settings.retentionDays * 24 * HOUR_MS),
+      payloads: new Date(now.getTime() - settings.payloadRetentionDays * 24 * HOUR_MS),
+    };
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error; // the database is unreachable: nothing can be recorded
+    log.error("purge refused", { trigger, error: error.publicMessage });
+    return record("failed", error.publicMessage);
+  }
+
+  let lock;
+  try {
+    lock = await openLockedPurgeConnection();
+  } catch (error) {
+    log.error("purge could not connect", { trigger, error: describeError(error) });
+    return record("failed", `could not open the purge connection: ${describeError(error)}`);
+  }
+  if (!lock.locked) {
+    log.info("purge skipped: another replica holds the lock", { trigger });
+    return record("skipped_locked", null);
+  }
+
+  const connection = lock.connection;
+  try {
+    const run = await db.purgeRun.create({ data: { trigger, status: "running", startedAt } });
+    const totals = { claimsDeleted: 0, receiptsDeleted: 0, payloadsCleared: 0, batches: 0 };
+    const progress = (status: string, error: string | null = null) =>
+      db.purgeRun.update({
+        where: { id: run.id },
+        data: { ...totals, status, error, durationMs: elapsed(), finishedAt: status === "running" ? null : new Date() },
+      });
+
+    let outOfTime = false;
+    let failure: string | null = null;
+    try {
+      // Claims before payloads: clearing a payload of a row about to be deleted is wasted work.
+      // The payload walk starts at the claim cutoff: everything older was just deleted (or is kept
+      // with its payload), and walking the index over those fresh dead entries costs seconds.
+      const phases: { target: PurgeTarget; before: Date; from: KeysetPosition; total: keyof typeof totals }[] = [
+        { target: "claims", before: cutoffs.claims, from: null, total: "claimsDeleted" },
+        { target: "payloads", before: cutoffs.payloads, from: { receivedAt: cutoffs.claims, id: "0" }, total: "payloadsCleared" },
+        { target: "receipts", before: cutoffs.claims, from: null, total: "receiptsDeleted" },
+      ];
+      for (const phase of phases) {
+        let after: KeysetPosition = phase.from;
+        for (;;) {
+          if (timeBudgetMs !== undefined && elapsed() >= timeBudgetMs) {
+            outOfTime = true;
+            break;
+          }
+          const batchStarted = performance.now();
+          const batch = await purgeBatch(connection, phase.target, { before: phase.before, after, limit: batchSize });
+          after = batch.last;
+          if (batch.rows > 0) {
+            totals[phase.total] += batch.rows;
+            totals.batches += 1;
+            options.onBatch?.({ target: phase.target, rows: batch.rows, durationMs: performance.now() - batchStarted });
+            await progress("running");
+          }
+          if (batch.scanned < batchSize) break;
+          if (pauseMs > 0) await delay(pauseMs);
+        }
+        if (outOfTime) break;
+      }
+    } catch (error) {
+      failure = describeError(error);
+    }
+
+    const summary = toPurgeRunSummary(await progress(failure ? "failed" : "ran", failure));
+    const fields = { trigger, ...totals, duration_ms: summary.durationMs, out_of_time: outOfTime };
+    if (failure) log.error("purge failed", { ...fields, error: failure });
+    else log.info("purge finished", fields);
+    return summary;
+  } finally {
+    await connection.close();
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,146 @@
+import "server-only";
+// The retention settings of the dedupe ledger (DESIGN.md invariant 6). The environment holds the
+// defaults; a platform admin may override them from the settings form, stored as one JSON row
+// (settings.key = "retention") so the three numbers always change together.
+//
+// Payload vs claim: the claim (tenant_id, event_id, outcome, …) is what dedupes a late retry, so
+// it stays for the whole window. The stored body is only for people (inspecting, a local replay)
+// and is most of the row's bytes and all of its tenant data (key prefix, scopes), so by default it
+// goes after 7 days: that still covers the provider's retry horizon plus margin and a weekend's
+// incident investigation, while the claims that matter for dedupe keep their full window.
+import { z } from "zod";
+import { recordAudit, type AuditActor } from "../audit/record-audit";
+import { prisma, type Db, type DbOrTx } from "../db";
+import { env } from "../env";
+import { AppError } from "../errors";
+
+export const RETENTION_SETTING_KEY = "retention";
+const DEFAULT_PAYLOAD_RETENTION_DAYS = 7;
+
+export type RetentionSettings = {
+  retentionDays: number;
+  retryHorizonHours: number;
+  /** From RETENTION_MARGIN_HOURS only: a deployment decision, not a form field. */
+  marginHours: number;
+  payloadRetentionDays: number;
+};
+
+const wholeNumber = (label: string, min: number, max: number) =>
+  z
+    .number({ error: `${label} must be a number` })
+    .int(`${label} must be a whole number`)
+    .min(min, `${label} must be at least ${min}`)
+    .max(max, `${label} must be at most ${max}`);
+
+const storedSchema = z.object({
+  retentionDays: wholeNumber("retention days", 1, 3650),
+  retryHorizonHours: wholeNumber("retry horizon hours", 1, 24 * 365),
+  payloadRetentionDays: wholeNumber("payload retention days", 1, 3650).optional(),
+});
+
+/** The problem with a combination, worded for a person, or null when it is safe. */
+export function retentionWindowProblem(settings: Omit<RetentionSettings, "payloadRetentionDays"> & { payloadRetentionDays?: number }): string | null {
+  const windowHours = settings.retentionDays * 24;
+  const needed = settings.retryHorizonHours + settings.marginHours;
+  if (windowHours <= needed) {
+    return (
+      `retention window ${settings.retentionDays} days (${windowHours} h) must be longer than the provider retry horizon ` +
+      `${settings.retryHorizonHours} h + margin ${settings.marginHours} h = ${needed} h, or a late retry would be applied twice`
+    );
+  }
+  if (settings.payloadRetentionDays !== undefined && settings.payloadRetentionDays > settings.retentionDays) {
+    return `payload retention ${settings.payloadRetentionDays} days must not exceed the retention window ${settings.retentionDays} days`;
+  }
+  return null;
+}
+
+function defaults(): RetentionSettings {
+  const config = env();
+  return {
+    retentionDays: config.RETENTION_DAYS,
+    retryHorizonHours: config.PROVIDER_RETRY_HORIZON_HOURS,
+    marginHours: config.RETENTION_MARGIN_HOURS,
+    payloadRetentionDays: config.PAYLOAD_RETENTION_DAYS ?? Math.min(DEFAULT_PAYLOAD_RETENTION_DAYS, config.RETENTION_DAYS),
+  };
+}
+
+/**
+ * The settings in force: the stored override, else the environment's defaults. It does not refuse
+ * an unsafe combination (the form must still be able to show it); `runPurge` does.
+ */
+export async function getRetentionSettings(db: DbOrTx = prisma): Promise<RetentionSettings> {
+  const base = defaults();
+  const row = await db.setting.findUnique({ where: { key: RETENTION_SETTING_KEY } });
+  if (!row) return base;
+  const stored = storedSchema.safeParse(row.value);
+  if (!stored.success) {
+    // Never guess a window: purging with the wrong one can make a late retry apply twice.
+    throw new AppError("invalid_setting", `invalid stored setting ${RETENTION_SETTING_KEY}: ${stored.error.issues[0]?.message}`);
+  }
+  return {
+    retentionDays: stored.data.retentionDays,
+    retryHorizonHours: stored.data.retryHorizonHours,
+    marginHours: base.marginHours,
+    payloadRetentionDays: stored.data.payloadRetentionDays ?? Math.min(base.payloadRetentionDays, stored.data.retentionDays),
+  };
+}
+
+const updateSchema = z.object({
+  retentionDays: wholeNumber("retention days", 1, 3650),
+  retryHorizonHours: wholeNumber("retry horizon hours", 1, 24 * 365),
+  payloadRetentionDays: wholeNumber("payload retention days", 1, 3650).optional(),
+  actor: z.object({ id: z.string().nullable(), label: z.string().trim().min(1, "actor label is required") }),
+});
+
+export type UpdateRetentionSettingsInput = {
+  retentionDays: number;
+  retryHorizonHours: number;
+  /** Omitted: keep the current payload retention (capped at the new window). */
+  payloadRetentionDays?: number;
+  actor: AuditActor;
+};
+
+/** Validates, stores the override and writes the audit entry in one transaction. */
+export async function updateRetentionSettings(input: UpdateRetentionSettingsInput, db: Db = prisma): Promise<RetentionSettings> {
+  const parsed = updateSchema.safeParse(input);
+  if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]!.message);
+  const { actor, ...requested } = parsed.data;
+
+  return db.$transaction(async (tx) => {
+    const before = await getRetentionSettings(tx);
+    const after: RetentionSettings = {
+      retentionDays: requested.retentionDays,
+      retryHorizonHours: requested.retryHorizonHours,
+      marginHours: before.marginHours,
+      payloadRetentionDays: requested.payloadRetentionDays ?? Math.min(before.payloadRetentionDays, requested.retentionDays),
+    };
+    const problem = retentionWindowProblem(after);
+    if (problem) throw new AppError("bad_request", problem);
+
+    const value = {
+      retentionDays: after.retentionDays,
+      retryHorizonHours: after.retryHorizonHours,
+      payloadRetentionDays: after.payloadRetentionDays,
+    };
+    await tx.setting.upsert({
+      where: { key: RETENTION_SETTING_KEY },
+      create: { key: RETENTION_SETTING_KEY, value, updatedBy: actor.label },
+      update: { value, updatedBy: actor.label, updatedAt: new Date() },
+    });
+    await recordAudit(
+      {
+        actor,
+        action: "settings.update",
+        target: RETENTION_SETTING_KEY,
+        outcome: "ok",
+        details: { before: withoutMargin(before), after: value },
+      },
+      tx,
+    );
+    return after;
+  });
+}
+
+function withoutMargin(settings: RetentionSettings) {
+  return { retentionDays: settings.retentionDays, retryHorizonHours: settings.retryHorizonHours, payloadRetentionDays: settings.payloadRetentionDays };
+}

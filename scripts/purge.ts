@@ -1,0 +1,70 @@
+// `npm run purge`: one purge of the dedupe ledger and receipts, now (DESIGN.md invariant 6).
+//   npm run purge -- [--batch-size N] [--pause-ms N]
+// On DATABASE_URL, or, when it is unset, on the embedded PostgreSQL in .data/postgres (started for
+// the occasion, or shared with a running `npm run dev`), like `npm run db:migrate`.
+// Exit code 0 when it ran or another replica holds the lock, 1 when it failed or was refused.
+import { parseArgs } from "node:util";
+import nextEnv from "@next/env"; // CommonJS without detectable named exports
+import { parseEnv } from "../lib/env";
+import { prepareDatabase } from "../lib/dev/prepare-database";
+
+const usage = "usage: npm run purge -- [--batch-size N (1..50000)] [--pause-ms N]";
+
+function fail(message: string): never {
+  process.stderr.write(`keyhook: ${message}\n`);
+  process.exit(1);
+}
+
+let args: { batchSize?: number; pauseMs?: number };
+try {
+  const { values } = parseArgs({ options: { "batch-size": { type: "string" }, "pause-ms": { type: "string" } } });
+  const whole = (name: string, raw: string | undefined) => {
+    if (raw === undefined) return undefined;
+    if (!/^\d+$/.test(raw)) fail(`--${name} must be a whole number\n${usage}`);
+    return Number(raw);
+  };
+  args = { batchSize: whole("batch-size", values["batch-size"]), pauseMs: whole("pause-ms", values["pause-ms"]) };
+} catch (error) {
+  fail(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
+}
+
+// The same .env files the app reads, and the same refusal of an unsafe retention window.
+nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
+try {
+  parseEnv(process.env);
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
+
+const database = await prepareDatabase({ databaseUrl: process.env.DATABASE_URL }).catch((error: unknown) =>
+  fail(`database not ready: ${error instanceof Error ? error.message : String(error)}`),
+);
+// Before anything reads the configuration: lib/env.ts reads it once.
+process.env.DATABASE_URL = database.databaseUrl;
+const { disconnectDb } = await import("../lib/db");
+const { runPurge } = await import("../lib/retention/run-purge");
+
+let exitCode = 1;
+try {
+  const run = await runPurge({ trigger: "cli", ...args });
+  const seconds = (run.durationMs / 1000).toFixed(1);
+  if (run.status === "ran") {
+    console.log(
+      `purge ran in ${seconds} s: ${run.claimsDeleted} claims and ${run.receiptsDeleted} receipts deleted, ` +
+        `${run.payloadsCleared} payloads cleared, ${run.batches} batches (run ${run.id})`,
+    );
+    exitCode = 0;
+  } else if (run.status === "skipped_locked") {
+    console.log(`purge skipped: another process holds the purge lock (run ${run.id})`);
+    exitCode = 0;
+  } else {
+    console.error(`keyhook: purge failed: ${run.error} (run ${run.id})`);
+  }
+} catch (error) {
+  const { AppError } = await import("../lib/errors");
+  console.error(`keyhook: purge failed: ${error instanceof AppError ? error.publicMessage : error instanceof Error ? error.message : String(error)}`);
+} finally {
+  await disconnectDb();
+  await database.stop();
+}
+process.exit(exitCode);

@@ -1,0 +1,80 @@
+// The simulator's own settings (it is its own program; the app's lib/env.ts is not involved).
+// It shares with the app only the dev defaults: the API key, the port of PROVIDER_URL and the
+// webhook signing secret, so `npm run dev` and the tests work without configuration.
+import { z } from "zod";
+import { DEFAULT_PROVIDER_URL, DEV_PROVIDER_API_KEY, DEV_WEBHOOK_SECRET } from "../lib/env";
+import { faultsSchema, type Faults } from "./faults";
+
+/** Svix's schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (then the message fails). */
+export const DEFAULT_RETRY_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+
+const schema = z.object({
+  PROVIDER_SIM_HOST: z.string().default("127.0.0.1"),
+  /** 0 picks a free port (tests); the chosen port is printed as {"port":N}. */
+  PROVIDER_SIM_PORT: z.coerce.number().int().min(0).max(65535).default(Number(new URL(DEFAULT_PROVIDER_URL).port)),
+  PROVIDER_API_KEY: z.string().min(8).default(DEV_PROVIDER_API_KEY),
+  /** Where the journal lives; "memory" keeps nothing across restarts. */
+  PROVIDER_SIM_DATA_DIR: z.string().default(".data/provider-sim"),
+  /** Secret new hooks sign with (the app's WEBHOOK_SECRETS must hold it). */
+  PROVIDER_SIM_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, "must be a whsec_<base64> secret").default(DEV_WEBHOOK_SECRET),
+  /** Divides the retry schedule: 1 is real time, 1000 turns 5 min into 300 ms. */
+  PROVIDER_SIM_TIME_SCALE: z.coerce.number().min(1).max(10_000_000).default(1),
+  /** A delivery not answered within this is a failure (like a non-2xx). */
+  PROVIDER_SIM_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(10).max(120_000).default(15_000),
+  /** Deliveries in flight at once (across hooks). */
+  PROVIDER_SIM_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  PROVIDER_SIM_SEED: z.coerce.number().int().optional(),
+  /** JSON object of fault knobs (simulator/faults.ts). */
+  PROVIDER_SIM_FAULTS: z.string().optional(),
+  /** Comma-separated tenants to stream realistic events for (npm run dev sets the demo districts). */
+  PROVIDER_SIM_STREAM_TENANTS: z.string().optional(),
+  PROVIDER_SIM_STREAM_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+  /** Start the demo districts from the app's demo seed history (lib/demo/seed-demo-data.ts). */
+  PROVIDER_SIM_DEMO: z.enum(["0", "1"]).default("0"),
+});
+
+export type SimConfig = {
+  host: string;
+  port: number;
+  apiKey: string;
+  dataDir: string | null;
+  secret: string;
+  retryScheduleMs: number[];
+  deliveryTimeoutMs: number;
+  concurrency: number;
+  seed: number;
+  faults: Faults;
+  streamTenants: string[];
+  streamIntervalMs: number;
+  demo: boolean;
+};
+
+export function readSimConfig(source: Record<string, string | undefined>): SimConfig {
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`invalid setting ${String(issue.path[0])}: ${issue.message}`);
+  }
+  const c = parsed.data;
+  let faults: Faults;
+  try {
+    faults = faultsSchema.parse(c.PROVIDER_SIM_FAULTS ? JSON.parse(c.PROVIDER_SIM_FAULTS) : {});
+  } catch (error) {
+    throw new Error(`invalid setting PROVIDER_SIM_FAULTS: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+  }
+  return {
+    host: c.PROVIDER_SIM_HOST,
+    port: c.PROVIDER_SIM_PORT,
+    apiKey: c.PROVIDER_API_KEY,
+    dataDir: c.PROVIDER_SIM_DATA_DIR === "memory" ? null : c.PROVIDER_SIM_DATA_DIR,
+    secret: c.PROVIDER_SIM_SECRET,
+    retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS.map((ms) => ms / c.PROVIDER_SIM_TIME_SCALE),
+    deliveryTimeoutMs: c.PROVIDER_SIM_DELIVERY_TIMEOUT_MS,
+    concurrency: c.PROVIDER_SIM_CONCURRENCY,
+    seed: c.PROVIDER_SIM_SEED ?? Math.floor(Math.random() * 2 ** 31),
+    faults,
+    streamTenants: (c.PROVIDER_SIM_STREAM_TENANTS ?? "").split(",").map((t) => t.trim()).filter(Boolean),
+    streamIntervalMs: c.PROVIDER_SIM_STREAM_INTERVAL_MS,
+    demo: c.PROVIDER_SIM_DEMO === "1",
+  };
+}

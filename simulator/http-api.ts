@@ -1,0 +1,328 @@
+// The simulator's HTTP surface. Everything needs `Authorization: Bearer <PROVIDER_API_KEY>`.
+//
+// The provider API (/v1/…): the routes of lib/provider/api-schema.ts. A POST with an
+// Idempotency-Key is answered once and the stored answer is replayed for a repeat
+// (header `idempotent-replayed: true`); the same key with a different body is a 422.
+// Injected API faults (429 with Retry-After, 503) are decided before anything is done.
+//
+// Control endpoints for tests and demos (/_sim/…):
+//   GET    /_sim/health                       {ok, hooks, events}
+//   GET    /_sim/faults  PUT /_sim/faults     fault knobs (simulator/faults.ts); PUT merges a partial object
+//   POST   /_sim/emit    {count, tenants?: string[] | tenantCount?: n, tenantPrefix?}
+//                                             emits `count` realistic key events → {emitted, event_ids}
+//   POST   /_sim/stream  {tenants, interval_ms}   start the slow background stream; DELETE stops it
+//   GET    /_sim/truth[?tenant=ID]            the provider's own keys and sequences per tenant
+//   GET    /_sim/stats                        events, messages by status, attempts, queue
+//   GET    /_sim/api-calls[?idempotency_key=K]  the API calls received (newest last), to count effects
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { z } from "zod";
+import type { WireDeliveryAttempt, WireDeliveryPage, WireError, WireHook, WireKeyResult, WireSecretRotation } from "../lib/provider/api-schema";
+import type { Dispatcher } from "./dispatcher";
+import { faultsSchema, type Faults } from "./faults";
+import type { SimAttempt, SimKey } from "./model";
+import { SimApiError, type KeyChange, type SimProvider } from "./provider";
+import type { SimStore } from "./store";
+import { emitMany, startStream } from "./stream";
+
+type Answer = { status: number; body: unknown; headers?: Record<string, string> };
+
+export type ApiCallRecord = { at: number; method: string; path: string; idempotencyKey: string | null; status: number; replayed: boolean };
+
+export type HttpApiContext = {
+  apiKey: string;
+  store: SimStore;
+  provider: SimProvider;
+  dispatcher: Dispatcher;
+  faults: { get(): Faults; set(next: Faults): void };
+  random: () => number;
+  streamIntervalMs: number;
+};
+
+const MAX_BODY_BYTES = 64 * 1024;
+const MAX_API_LOG = 20_000;
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+const registerBody = z.object({ url: z.url({ protocol: /^https?$/ }) });
+const rotateSecretBody = z.object({
+  secret: z.string().regex(/^whsec_[A-Za-z0-9+/=]{16,}$/).optional(),
+  overlap_seconds: z.number().int().min(0).max(30 * 86_400).optional(),
+});
+const issueBody = z.object({ scopes: z.array(z.string().min(1).max(200)).max(100) });
+const redeliverFailedBody = z.object({ since: z.iso.datetime({ offset: true }), until: z.iso.datetime({ offset: true }), dry_run: z.boolean().default(false) });
+const deliveriesQuery = z.object({
+  cursor: z.string().regex(/^\d+$/, "is not a cursor this API gave out").optional(),
+  limit: z.coerce.number().int().min(1).max(250).default(50),
+  status: z.enum(["failed", "succeeded"]).optional(),
+  event_id: z.string().min(1).optional(),
+  since: z.iso.datetime({ offset: true }).optional(),
+  until: z.iso.datetime({ offset: true }).optional(),
+});
+const emitBody = z.object({
+  count: z.number().int().min(1).max(100_000),
+  tenants: z.array(z.string().min(1).max(200)).min(1).optional(),
+  tenantCount: z.number().int().min(1).max(10_000).optional(),
+  tenantPrefix: z.string().min(1).max(100).default("district-sim-"),
+});
+const streamBody = z.object({ tenants: z.array(z.string().min(1)).min(1), interval_ms: z.number().int().min(100).optional() });
+
+export function createRequestHandler(context: HttpApiContext) {
+  const { store, provider, dispatcher } = context;
+  const apiCalls: ApiCallRecord[] = [];
+  let stream: { stop(): void } | null = null;
+  const expectedAuth = Buffer.from(`Bearer ${context.apiKey}`);
+
+  const error = (status: number, code: string, message: string, headers?: Record<string, string>): Answer => ({
+    status,
+    body: { error: { code, message } } satisfies WireError,
+    headers,
+  });
+
+  function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0]!;
+    throw new SimApiError(400, "invalid_request", `${issue.path.join(".") || "body"}: ${issue.message}`);
+  }
+
+  function keyResult(change: KeyChange): WireKeyResult {
+    return { key: wireKey(change.key), secret: change.secret, previous_key_id: change.previousKeyId, event_id: change.event?.id ?? null };
+  }
+
+  // Synchronous on purpose: between the idempotency lookup and storing the answer nothing else may
+  // run, so two concurrent requests with one key can never both act.
+  function route(method: string, url: URL, body: unknown): Answer {
+    const p = url.pathname;
+    let m: RegExpExecArray | null;
+
+    if (method === "POST" && p === "/v1/account/webhooks/register") {
+      const { url: hookUrl } = parse(registerBody, body);
+      const hook = provider.registerHook(hookUrl);
+      return { status: 201, body: { hook_id: hook.id, url: hook.url, created_at: new Date(hook.createdAt).toISOString() } satisfies WireHook };
+    }
+    if (method === "POST" && (m = /^\/v1\/account\/webhooks\/([^/]+)\/rotate-secret$/.exec(p))) {
+      const input = parse(rotateSecretBody, body);
+      const hook = provider.rotateHookSecret(decodeURIComponent(m[1]!), { secret: input.secret, overlapSeconds: input.overlap_seconds });
+      return { status: 200, body: { hook_id: hook.id, secret: hook.secret, previous_secret_valid_until: iso(hook.previousSecretValidUntil) } satisfies WireSecretRotation };
+    }
+    if (method === "GET" && (m = /^\/v1\/account\/webhooks\/deliveries\/([^/]+)$/.exec(p))) {
+      const hook = provider.hook(decodeURIComponent(m[1]!));
+      return { status: 200, body: listDeliveries(hook.id, parse(deliveriesQuery, Object.fromEntries(url.searchParams))) };
+    }
+    if (method === "POST" && (m = /^\/v1\/account\/webhooks\/deliveries\/([^/]+)\/redeliver-failed$/.exec(p))) {
+      const hook = provider.hook(decodeURIComponent(m[1]!));
+      const input = parse(redeliverFailedBody, body);
+      return { status: 200, body: { count: redeliverFailed(hook.id, Date.parse(input.since), Date.parse(input.until), input.dry_run) } };
+    }
+    if (method === "POST" && (m = /^\/v1\/account\/webhooks\/deliveries\/([^/]+)\/([^/]+)\/redeliver$/.exec(p))) {
+      const hook = provider.hook(decodeURIComponent(m[1]!));
+      const attempt = store.attempts.find((a) => a.id === decodeURIComponent(m![2]!) && a.hookId === hook.id);
+      const message = attempt && store.messages.get(attempt.messageId);
+      if (!message) throw new SimApiError(404, "delivery_not_found", `hook ${hook.id} has no delivery ${m[2]}`);
+      dispatcher.redeliver(message);
+      return { status: 202, body: { accepted: true } };
+    }
+    if (method === "POST" && (m = /^\/v1\/tenants\/([^/]+)\/keys$/.exec(p))) {
+      return { status: 201, body: keyResult(provider.issueKey(decodeURIComponent(m[1]!), parse(issueBody, body).scopes)) };
+    }
+    if (method === "POST" && (m = /^\/v1\/tenants\/([^/]+)\/keys\/([^/]+)\/rotate$/.exec(p))) {
+      return { status: 201, body: keyResult(provider.rotateKey(decodeURIComponent(m[1]!), decodeURIComponent(m[2]!))) };
+    }
+    if (method === "POST" && (m = /^\/v1\/tenants\/([^/]+)\/keys\/([^/]+)\/revoke$/.exec(p))) {
+      return { status: 200, body: keyResult(provider.revokeKey(decodeURIComponent(m[1]!), decodeURIComponent(m[2]!))) };
+    }
+
+    // Control endpoints.
+    if (method === "GET" && p === "/_sim/health") return { status: 200, body: { ok: true, hooks: store.hooks.size, events: store.events.size } };
+    if (method === "GET" && p === "/_sim/faults") return { status: 200, body: context.faults.get() };
+    if (method === "PUT" && p === "/_sim/faults") {
+      const next = parse(faultsSchema, { ...context.faults.get(), ...(body as object) });
+      context.faults.set(next);
+      return { status: 200, body: next };
+    }
+    if (method === "POST" && p === "/_sim/emit") {
+      const input = parse(emitBody, body);
+      const tenants = input.tenants ?? Array.from({ length: input.tenantCount ?? 10 }, (_, i) => `${input.tenantPrefix}${String(i + 1).padStart(3, "0")}`);
+      const events = emitMany(provider, { count: input.count, tenants, random: context.random });
+      return { status: 200, body: { emitted: events.length, event_ids: events.map((e) => e.id) } };
+    }
+    if (method === "POST" && p === "/_sim/stream") {
+      const input = parse(streamBody, body);
+      stream?.stop();
+      stream = startStream({ provider, tenants: input.tenants, intervalMs: input.interval_ms ?? context.streamIntervalMs, hasHook: () => store.hooks.size > 0, random: context.random });
+      return { status: 200, body: { streaming: input.tenants } };
+    }
+    if (method === "DELETE" && p === "/_sim/stream") {
+      stream?.stop();
+      stream = null;
+      return { status: 200, body: { streaming: [] } };
+    }
+    if (method === "GET" && p === "/_sim/truth") return { status: 200, body: { tenants: provider.truth(url.searchParams.get("tenant") ?? undefined) } };
+    if (method === "GET" && p === "/_sim/stats") return { status: 200, body: stats() };
+    if (method === "GET" && p === "/_sim/api-calls") {
+      const key = url.searchParams.get("idempotency_key");
+      return { status: 200, body: { calls: key ? apiCalls.filter((c) => c.idempotencyKey === key) : apiCalls } };
+    }
+    return error(404, "not_found", `no route ${method} ${p}`);
+  }
+
+  function listDeliveries(hookId: string, query: z.output<typeof deliveriesQuery>): WireDeliveryPage {
+    const since = query.since ? Date.parse(query.since) : -Infinity;
+    const until = query.until ? Date.parse(query.until) : Infinity;
+    const before = query.cursor ? Number(query.cursor) : Infinity;
+    const items: SimAttempt[] = [];
+    // Newest first; the cursor is the position of the last attempt returned.
+    for (let i = store.attempts.length - 1; i >= 0 && items.length <= query.limit; i--) {
+      const a = store.attempts[i]!;
+      if (a.seq >= before || a.hookId !== hookId) continue;
+      if (query.status && a.succeeded !== (query.status === "succeeded")) continue;
+      if (query.event_id && a.eventId !== query.event_id) continue;
+      if (a.at < since || a.at >= until) continue;
+      items.push(a);
+    }
+    const page = items.slice(0, query.limit);
+    return { items: page.map(wireAttempt), next_cursor: items.length > query.limit ? String(page[page.length - 1]!.seq) : null };
+  }
+
+  function redeliverFailed(hookId: string, since: number, until: number, dryRun: boolean): number {
+    // An event whose delivery is still failed (its latest attempt failed) and failed in the window.
+    const lastAttempt = new Map<string, SimAttempt>();
+    for (const a of store.attempts) if (a.hookId === hookId) lastAttempt.set(a.messageId, a);
+    let count = 0;
+    for (const [messageId, attempt] of lastAttempt) {
+      const message = store.messages.get(messageId)!;
+      if (message.status === "succeeded" || attempt.succeeded || attempt.at < since || attempt.at >= until) continue;
+      count++;
+      if (!dryRun) dispatcher.redeliver(message);
+    }
+    return count;
+  }
+
+  function stats() {
+    const messages = { pending: 0, succeeded: 0, failed: 0 };
+    for (const m of store.messages.values()) messages[m.status]++;
+    const attempts = { total: store.attempts.length, succeeded: 0, failed: 0, manual: 0, duplicate: 0, lost_response: 0, reordered: 0 };
+    for (const a of store.attempts) {
+      if (a.succeeded) attempts.succeeded++;
+      else attempts.failed++;
+      if (a.trigger === "manual") attempts.manual++;
+      if (a.injected) attempts[a.injected]++;
+    }
+    return { hooks: store.hooks.size, tenants: store.tenants.size, keys: store.keys.size, events: store.events.size, messages, attempts, ...dispatcher.stats() };
+  }
+
+  function injectedApiFault(): Answer | null {
+    const faults = context.faults.get();
+    if (faults.apiServerErrorNext > 0) {
+      context.faults.set({ ...faults, apiServerErrorNext: faults.apiServerErrorNext - 1 });
+      return error(503, "unavailable", "temporarily unavailable (injected)", { "retry-after": "0" });
+    }
+    const limited = faults.apiRateLimitNext > 0 || (faults.apiRateLimitRate > 0 && context.random() < faults.apiRateLimitRate);
+    if (!limited) return null;
+    if (faults.apiRateLimitNext > 0) context.faults.set({ ...faults, apiRateLimitNext: faults.apiRateLimitNext - 1 });
+    return error(429, "rate_limited", "too many requests (injected)", { "retry-after": String(faults.apiRetryAfterSeconds) });
+  }
+
+  async function answer(req: IncomingMessage): Promise<Answer & { replayed?: boolean }> {
+    const auth = Buffer.from(req.headers.authorization ?? "");
+    if (auth.length !== expectedAuth.length || !timingSafeEqual(auth, expectedAuth)) return error(401, "unauthorized", "missing or wrong bearer key");
+    const url = new URL(req.url ?? "/", "http://simulator");
+    const method = req.method ?? "GET";
+    const raw = await readBody(req);
+    if (raw === null) return error(413, "too_large", `body over ${MAX_BODY_BYTES} bytes`);
+    let body: unknown = {};
+    if (raw.length > 0) {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        return error(400, "invalid_json", "body is not JSON");
+      }
+    }
+
+    const isApi = url.pathname.startsWith("/v1/");
+    if (isApi) {
+      const fault = injectedApiFault();
+      if (fault) return fault;
+    }
+    const idempotencyKey = req.headers["idempotency-key"];
+    if (!isApi || method !== "POST" || typeof idempotencyKey !== "string" || idempotencyKey === "") return run(method, url, body);
+
+    const scope = `${url.pathname} ${idempotencyKey}`;
+    const fingerprint = createHash("sha256").update(raw).digest("hex");
+    const stored = store.idempotency.get(scope);
+    if (stored) {
+      if (stored.fingerprint !== fingerprint) return error(422, "idempotency_key_reused", "this Idempotency-Key was used with a different request body");
+      return { status: stored.status, body: JSON.parse(stored.body), headers: { "idempotent-replayed": "true" }, replayed: true };
+    }
+    const result = run(method, url, body);
+    // Server failures are not remembered: the retry must get a real second chance.
+    if (result.status < 500) store.put({ t: "idempotency", v: { scope, fingerprint, status: result.status, body: JSON.stringify(result.body), at: Date.now() } });
+    return result;
+  }
+
+  function run(method: string, url: URL, body: unknown): Answer {
+    try {
+      return route(method, url, body);
+    } catch (failure) {
+      if (failure instanceof SimApiError) return error(failure.status, failure.code, failure.message);
+      throw failure;
+    }
+  }
+
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let result: Answer & { replayed?: boolean };
+    try {
+      result = await answer(req);
+    } catch (failure) {
+      process.stderr.write(`provider-sim: ${failure instanceof Error ? failure.stack : String(failure)}\n`);
+      result = error(500, "internal", "internal error");
+    }
+    const path = (req.url ?? "/").split("?")[0]!;
+    if (path.startsWith("/v1/")) {
+      const key = req.headers["idempotency-key"];
+      apiCalls.push({ at: Date.now(), method: req.method ?? "GET", path, idempotencyKey: typeof key === "string" ? key : null, status: result.status, replayed: result.replayed ?? false });
+      if (apiCalls.length > MAX_API_LOG) apiCalls.splice(0, apiCalls.length - MAX_API_LOG);
+    }
+    res.writeHead(result.status, { "content-type": "application/json", "cache-control": "no-store", ...result.headers });
+    res.end(JSON.stringify(result.body));
+  };
+}
+
+function wireKey(key: SimKey) {
+  return { id: key.id, tenant_id: key.tenantId, status: key.status, prefix: key.prefix, scopes: key.scopes, created_at: new Date(key.createdAt).toISOString() };
+}
+
+function wireAttempt(a: SimAttempt): WireDeliveryAttempt {
+  return {
+    id: a.id,
+    event_id: a.eventId,
+    tenant_id: a.tenantId,
+    attempt: a.attempt,
+    trigger: a.trigger,
+    status_code: a.statusCode,
+    duration_ms: a.durationMs,
+    response_excerpt: a.responseExcerpt,
+    error: a.error,
+    at: new Date(a.at).toISOString(),
+    next_retry_at: iso(a.nextRetryAt),
+    succeeded: a.succeeded,
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        resolve(null);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}

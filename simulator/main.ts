@@ -1,0 +1,95 @@
+// `npm run provider`: the provider simulator, its own process (DESIGN.md "The provider side").
+// It speaks the provider's REST API (lib/provider/api-schema.ts), delivers signed webhooks at least
+// once on a retry schedule, injects faults on demand, and keeps its state in an ndjson journal
+// (simulator/store.ts) so keys, sequences and delivery history survive its restart.
+// Settings: simulator/config.ts. Control endpoints: simulator/http-api.ts.
+// Prints one line {"port":N} on stdout once listening (tests start it with PROVIDER_SIM_PORT=0).
+import { createServer } from "node:http";
+import { readSimConfig } from "./config";
+import { importDemoDistricts } from "./demo-districts";
+import { Dispatcher } from "./dispatcher";
+import { seededRandom, type Faults } from "./faults";
+import { createRequestHandler } from "./http-api";
+import { SimProvider } from "./provider";
+import { SimStore } from "./store";
+import { startStream } from "./stream";
+
+function fail(message: string): never {
+  process.stderr.write(`provider-sim: ${message}\n`);
+  process.exit(1);
+}
+
+let config: ReturnType<typeof readSimConfig>;
+try {
+  config = readSimConfig(process.env);
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
+
+const random = seededRandom(config.seed);
+let faults: Faults = config.faults;
+const store = SimStore.open(config.dataDir);
+const dispatcher = new Dispatcher(store, {
+  retryScheduleMs: config.retryScheduleMs,
+  deliveryTimeoutMs: config.deliveryTimeoutMs,
+  concurrency: config.concurrency,
+  faults: () => faults,
+  random,
+});
+const provider = new SimProvider(store, config.secret, (message) => dispatcher.schedule(message));
+if (config.demo) importDemoDistricts(store, provider);
+dispatcher.resume();
+
+const handler = createRequestHandler({
+  apiKey: config.apiKey,
+  store,
+  provider,
+  dispatcher,
+  faults: { get: () => faults, set: (next) => (faults = next) },
+  random,
+  streamIntervalMs: config.streamIntervalMs,
+});
+const server = createServer((req, res) => void handler(req, res));
+server.keepAliveTimeout = 30_000;
+
+const stream =
+  config.streamTenants.length > 0
+    ? startStream({
+        provider,
+        tenants: config.streamTenants,
+        intervalMs: config.streamIntervalMs,
+        hasHook: () => store.hooks.size > 0,
+        random,
+        onEvent: (event) => process.stdout.write(`provider-sim: emitted ${event.type} ${event.id} for ${event.tenantId} (sequence ${event.sequence})\n`),
+      })
+    : null;
+
+server.on("error", (error: NodeJS.ErrnoException) => {
+  fail(error.code === "EADDRINUSE" ? `port ${config.port} is in use (set PROVIDER_SIM_PORT)` : error.message);
+});
+server.listen(config.port, config.host, () => {
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  process.stdout.write(JSON.stringify({ port }) + "\n");
+  process.stderr.write(
+    `provider-sim: listening on http://${config.host}:${port} (data ${config.dataDir ?? "in memory"}, ${store.events.size} events, ${store.hooks.size} hooks, seed ${config.seed})\n`,
+  );
+});
+
+// With a pipe from the launcher on stdin: the kernel closes it when the launcher dies, however
+// it dies, and we stop instead of living on as an orphan holding the port.
+if (process.env.PROVIDER_SIM_EXIT_WITH_PARENT === "1") {
+  process.stdin.on("close", () => shutdown());
+  process.stdin.resume();
+}
+
+function shutdown(): void {
+  stream?.stop();
+  dispatcher.stop();
+  server.close();
+  server.closeAllConnections();
+  store.close();
+  process.exit(0);
+}
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);

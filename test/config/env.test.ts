@@ -1,0 +1,44 @@
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { DEV_WEBHOOK_SECRET, parseEnv } from "@/lib/env";
+
+const message = (source: Record<string, string>) => {
+  try {
+    parseEnv(source);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+};
+
+describe("settings", () => {
+  it("defaults to the dev secret outside production", () => {
+    expect(parseEnv({ NODE_ENV: "development" }).WEBHOOK_SECRETS).toEqual([DEV_WEBHOOK_SECRET]);
+  });
+
+  it("splits several secrets on spaces and commas (secret rotation)", () => {
+    const other = "whsec_" + Buffer.from("another-secret-for-rotation").toString("base64");
+    expect(parseEnv({ WEBHOOK_SECRETS: `${DEV_WEBHOOK_SECRET}, ${other}` }).WEBHOOK_SECRETS).toEqual([DEV_WEBHOOK_SECRET, other]);
+  });
+
+  it.each([
+    [{ PORT: "abc" }, /^invalid setting PORT: /],
+    [{ PORT: "70000" }, /^invalid setting PORT: must be at most 65535/],
+    [{ DATABASE_URL: "mysql://x" }, /^invalid setting DATABASE_URL: must be a postgresql:\/\/ URL/],
+    [{ WEBHOOK_SECRETS: "not-a-secret" }, /^invalid setting WEBHOOK_SECRETS: "not-a-secr…" is not a whsec_<base64> secret/],
+    [{ NODE_ENV: "production", NEXTAUTH_SECRET: "x".repeat(40) }, /^invalid setting WEBHOOK_SECRETS: is required in production/],
+    [{ RETENTION_DAYS: "2", PROVIDER_RETRY_HORIZON_HOURS: "28" }, /^invalid setting RETENTION_DAYS: retention window 48 h must be longer than the provider retry horizon 28 h \+ margin 24 h/],
+  ])("refuses %o with a message naming the setting", (source, expected) => {
+    expect(message(source)).toMatch(expected);
+  });
+
+  it("the launcher refuses to start with one line naming the bad setting", () => {
+    const result = spawnSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/boot.ts", "start"], {
+      env: { ...process.env, PORT: "70000", DATABASE_URL: "" },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe("keyhook: invalid setting PORT: must be at most 65535");
+  });
+});

@@ -1,0 +1,134 @@
+// Every role × every data-access function behind a page, action or route × own and other
+// district → the expected allow or deny. The pages, actions and routes call exactly these
+// functions with the signed-in actor, so a deny here is a deny in the browser.
+import { randomBytes } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { prisma } from "@/lib/db";
+import type { Actor, Role } from "@/lib/auth/actor";
+import { isAppError } from "@/lib/errors";
+import { auditCsvLines } from "@/lib/audit/audit-csv-lines";
+import { listAudit } from "@/lib/audit/list-audit";
+import { bulkRedeliverFailed } from "@/lib/deliveries/bulk-redeliver-failed";
+import { listDeliveries } from "@/lib/deliveries/list-deliveries";
+import type { DeliveryProvider } from "@/lib/deliveries/provider-for-dashboard";
+import { replayStoredEvent } from "@/lib/deliveries/replay-stored-event";
+import { requestRedelivery } from "@/lib/deliveries/request-redelivery";
+import { getDistrict } from "@/lib/keys/get-district";
+import { issueKey } from "@/lib/keys/issue-key";
+import { listDistricts } from "@/lib/keys/list-districts";
+import { revokeKey } from "@/lib/keys/revoke-key";
+import { rotateKey } from "@/lib/keys/rotate-key";
+import { getLedgerEvent } from "@/lib/ledger/get-ledger-event";
+import { ledgerCsvLines } from "@/lib/ledger/ledger-csv-lines";
+import { listLedger } from "@/lib/ledger/list-ledger";
+import { getOverview } from "@/lib/overview/get-overview";
+import { getRetentionView, saveRetentionSettings } from "@/lib/overview/retention-view";
+import { listQuarantine } from "@/lib/quarantine/list-quarantine";
+import { resolveQuarantinedEvent } from "@/lib/quarantine/resolve-quarantined-event";
+import { HOOK_ID_SETTING } from "@/lib/provider/webhook-registration";
+import { ledgerIdOf, OTHER, OWN, seedTwoDistricts, type Actors } from "./fixtures";
+
+type Verdict = "allow" | "deny";
+type Which = "own" | "other";
+
+const provider: DeliveryProvider = {
+  listDeliveries: async () => ({ items: [], nextCursor: null }),
+  redeliver: async () => ({ accepted: true as const }),
+  redeliverFailed: async () => ({ count: 0 }),
+};
+
+async function drain(lines: AsyncIterable<string>): Promise<string> {
+  let out = "";
+  for await (const line of lines) out += line;
+  return out;
+}
+
+const tenantOf = (which: Which) => (which === "own" ? OWN : OTHER);
+const everyone = () => "allow" as Verdict;
+const staffOnly = (role: Role) => (role === "district_admin" ? "deny" : "allow");
+const platformOnly = (role: Role) => (role === "platform_admin" ? "allow" : "deny");
+const ownDistrictOrStaff = (role: Role, which: Which): Verdict => (role === "district_admin" && which === "other" ? "deny" : "allow");
+const revokers = (role: Role, which: Which): Verdict => (role === "support" ? "deny" : ownDistrictOrStaff(role, which));
+
+const cases: { name: string; expected: (role: Role, which: Which) => Verdict; run: (actor: Actor, which: Which) => Promise<unknown> }[] = [
+  { name: "overview", expected: everyone, run: (actor) => getOverview({ actor }) },
+  { name: "districts list", expected: everyone, run: (actor) => listDistricts({ actor }) },
+  { name: "district page", expected: ownDistrictOrStaff, run: (actor, w) => getDistrict({ actor, tenantId: tenantOf(w) }) },
+  { name: "ledger filtered by district", expected: ownDistrictOrStaff, run: (actor, w) => listLedger({ actor, filters: { tenantId: tenantOf(w) } }) },
+  { name: "ledger event by id", expected: ownDistrictOrStaff, run: async (actor, w) => getLedgerEvent({ actor, id: await ledgerIdOf(tenantOf(w), `evt_${tenantOf(w)}_1`) }) },
+  { name: "ledger CSV export", expected: ownDistrictOrStaff, run: (actor, w) => drain(ledgerCsvLines({ actor, filters: { tenantId: tenantOf(w) } })) },
+  { name: "revoke key", expected: revokers, run: (actor, w) => revokeKey({ actor, keyId: `key_${tenantOf(w)}_2` }) },
+  { name: "issue key", expected: platformOnly, run: (actor, w) => issueKey({ actor, tenantId: tenantOf(w), scopes: ["rosters:read"], requestToken: randomBytes(8).toString("hex") }) },
+  { name: "rotate key", expected: platformOnly, run: (actor, w) => rotateKey({ actor, keyId: `key_${tenantOf(w)}_2` }).catch((e) => { if (isAppError(e, "conflict")) return "conflict"; throw e; }) },
+  { name: "deliveries", expected: staffOnly, run: (actor) => listDeliveries({ actor, since: new Date(Date.now() - 86_400_000), until: new Date(), provider }) },
+  { name: "replay stored payload", expected: staffOnly, run: (actor, w) => replayStoredEvent({ actor, tenantId: tenantOf(w), eventId: `evt_${tenantOf(w)}_1` }) },
+  { name: "ask provider to redeliver", expected: staffOnly, run: (actor, w) => requestRedelivery({ actor, deliveryId: "dlv_1", eventId: `evt_${tenantOf(w)}_1`, tenantId: tenantOf(w), provider }) },
+  { name: "bulk replay dry run", expected: staffOnly, run: (actor) => bulkRedeliverFailed({ actor, since: new Date(Date.now() - 3_600_000), until: new Date(), dryRun: true, provider }) },
+  { name: "quarantine list", expected: staffOnly, run: (actor) => listQuarantine({ actor }) },
+  { name: "resolve quarantined event", expected: (role) => staffOnly(role), run: async (actor, w) => resolveQuarantinedEvent({ actor, id: await ledgerIdOf(tenantOf(w), `evt_${tenantOf(w)}_q`), resolution: "dismissed" }) },
+  { name: "retention page", expected: staffOnly, run: (actor) => getRetentionView({ actor }) },
+  { name: "retention settings", expected: platformOnly, run: (actor) => saveRetentionSettings({ actor, retentionDays: 14, retryHorizonHours: 28 }) },
+  { name: "audit log", expected: staffOnly, run: (actor) => listAudit({ actor, filters: {} }) },
+  { name: "audit CSV export", expected: staffOnly, run: (actor) => drain(auditCsvLines({ actor, filters: {} })) },
+];
+
+let actors: Actors;
+beforeAll(async () => {
+  actors = await seedTwoDistricts();
+  await prisma.setting.create({ data: { key: HOOK_ID_SETTING, value: "hook_test" } });
+});
+
+describe("authorization matrix", () => {
+  it("every role × function × district gets exactly the expected allow or deny", async () => {
+    const roles: [Role, () => Actor][] = [
+      ["district_admin", () => actors.districtAdmin],
+      ["support", () => actors.support],
+      ["platform_admin", () => actors.platformAdmin],
+    ];
+    const unexpected: string[] = [];
+    let checked = 0;
+    for (const testCase of cases) {
+      for (const [role, actor] of roles) {
+        for (const which of ["own", "other"] as const) {
+          const expected = testCase.expected(role, which);
+          let actual: Verdict;
+          try {
+            await testCase.run(actor(), which);
+            actual = "allow";
+          } catch (error) {
+            if (isAppError(error, "not_found") || isAppError(error, "forbidden")) actual = "deny";
+            else throw error;
+          }
+          checked++;
+          if (actual !== expected) unexpected.push(`${role} ${testCase.name} (${which} district): expected ${expected}, got ${actual}`);
+        }
+      }
+    }
+    expect(unexpected).toEqual([]);
+    expect(checked).toBe(cases.length * 6);
+  });
+
+  it("a district admin's lists never contain another district's rows", async () => {
+    const actor = actors.districtAdmin;
+    expect((await listDistricts({ actor })).map((d) => d.id)).toEqual([OWN]);
+    const ledger = await listLedger({ actor, filters: {} });
+    expect(ledger.rows.length).toBeGreaterThan(0);
+    expect(new Set(ledger.rows.map((r) => r.tenantId))).toEqual(new Set([OWN]));
+    const csv = await drain(ledgerCsvLines({ actor, filters: {} }));
+    expect(csv).toContain(OWN);
+    expect(csv).not.toContain(`,${OTHER},`);
+    const overview = await getOverview({ actor });
+    expect(overview.ledgerRows).toBe(await prisma.processedEvent.count({ where: { tenantId: OWN } }));
+    // An event id shared by name across districts still resolves only inside the own district.
+    const otherId = await ledgerIdOf(OTHER, `evt_${OTHER}_1`);
+    await expect(getLedgerEvent({ actor, id: otherId })).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("a denied revoke changes nothing and stages no provider call", async () => {
+    const before = await prisma.apiKey.findUniqueOrThrow({ where: { id: `key_${OTHER}_1` } });
+    await expect(revokeKey({ actor: actors.districtAdmin, keyId: `key_${OTHER}_1` })).rejects.toMatchObject({ code: "not_found" });
+    await expect(revokeKey({ actor: actors.support, keyId: `key_${OTHER}_1` })).rejects.toMatchObject({ code: "not_found" });
+    expect(await prisma.apiKey.findUniqueOrThrow({ where: { id: `key_${OTHER}_1` } })).toEqual(before);
+    expect(await prisma.outboxMessage.count({ where: { idempotencyKey: `revoke:key_${OTHER}_1` } })).toBe(0);
+  });
+});
