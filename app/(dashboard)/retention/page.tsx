@@ -1,0 +1,96 @@
+import { Suspense } from "react";
+import { ActionForm } from "@/components/action-form";
+import { Badge } from "@/components/ui/badge";
+import { Card, Stat } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
+import { TextField } from "@/components/ui/fields";
+import { formatBytes, formatNumber, formatTime } from "@/components/ui/format";
+import { PageHeader } from "@/components/ui/page-header";
+import { Skeleton } from "@/components/ui/skeleton";
+import { Table, Td, Th } from "@/components/ui/table";
+import type { Actor } from "@/lib/auth/actor";
+import { can } from "@/lib/auth/permissions";
+import { getRetentionView } from "@/lib/overview/retention-view";
+import { requirePageActor } from "../../_lib/session";
+import { saveRetentionAction } from "./actions";
+
+export const metadata = { title: "Retention · Keyhook" };
+
+export default async function RetentionPage() {
+  const actor = await requirePageActor("retention.view");
+  return (
+    <>
+      <PageHeader title="Retention" description="How long claims are kept so a late retry is still recognised, and what the purge does." />
+      <Suspense fallback={<Skeleton label="Loading retention…" />}>
+        <RetentionDetails actor={actor} />
+      </Suspense>
+    </>
+  );
+}
+
+async function RetentionDetails({ actor }: { actor: Actor }) {
+  const { settings, stats, runs } = await getRetentionView({ actor });
+  const windowHours = settings.retentionDays * 24;
+  return (
+    <div className="space-y-6">
+      <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
+        <Stat label="Retention window" value={`${settings.retentionDays} days`} hint={`${windowHours} h; payloads ${settings.payloadRetentionDays} days`} />
+        <Stat label="Provider retry horizon" value={`${settings.retryHorizonHours} h`} hint={`+ ${settings.marginHours} h margin must stay below the window`} />
+        <Stat label="Oldest claim" value={<span className="text-base">{formatTime(stats.oldestClaimAt)}</span>} />
+        <Stat label="Expiring in 24 h" value={formatNumber(stats.expiringNext24h)} />
+        <Stat label="Claims" value={formatNumber(stats.claimRows)} hint={formatBytes(stats.claimBytes)} />
+        <Stat label="Receipts" value={formatNumber(stats.receiptRows)} hint={formatBytes(stats.receiptBytes)} />
+        <Stat label="Awaiting purge" value={formatNumber(stats.expiredAwaitingPurge)} />
+        <Stat label="Last purge" value={<span className="text-base">{stats.lastRun ? formatTime(stats.lastRun.startedAt) : "never"}</span>} hint={stats.lastRun?.status} />
+      </div>
+
+      {can(actor, "retention.edit") ? (
+        <Card title="Settings">
+          <ActionForm action={saveRetentionAction} submitLabel="Save settings" className="max-w-xl">
+            <div className="grid gap-3 sm:grid-cols-3">
+              <TextField label="Retention (days)" name="retentionDays" type="number" defaultValue={String(settings.retentionDays)} required />
+              <TextField label="Provider retry horizon (h)" name="retryHorizonHours" type="number" defaultValue={String(settings.retryHorizonHours)} required />
+              <TextField label="Payload retention (days)" name="payloadRetentionDays" type="number" defaultValue={String(settings.payloadRetentionDays)} />
+            </div>
+          </ActionForm>
+        </Card>
+      ) : null}
+
+      <Card title="Purge runs">
+        {runs.length === 0 ? (
+          <EmptyState title="No purge has run yet" />
+        ) : (
+          <Table label="Purge runs">
+            <thead>
+              <tr>
+                <Th>Started</Th>
+                <Th>Trigger</Th>
+                <Th>Status</Th>
+                <Th>Claims</Th>
+                <Th>Receipts</Th>
+                <Th>Payloads</Th>
+                <Th>Duration</Th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {runs.map((run) => (
+                <tr key={run.id}>
+                  <Td className="whitespace-nowrap text-xs">{formatTime(run.startedAt)}</Td>
+                  <Td className="text-xs">{run.trigger}</Td>
+                  <Td>
+                    <Badge tone={run.status === "ran" ? "green" : run.status === "failed" ? "red" : "slate"}>{run.status}</Badge>
+                    {run.error ? <div className="text-xs text-rose-700">{run.error}</div> : null}
+                  </Td>
+                  <Td>{formatNumber(run.claimsDeleted)}</Td>
+                  <Td>{formatNumber(run.receiptsDeleted)}</Td>
+                  <Td>{formatNumber(run.payloadsCleared)}</Td>
+                  <Td className="text-xs">{run.durationMs} ms</Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+import "server-only";
+// Who is asking, checked at the top of every page, action and route (never only in proxy.ts).
+// The session cookie only names the user; the user row is re-read each time, so a disabled
+// account loses access on its next request.
+import { getServerSession } from "next-auth";
+import { notFound, redirect } from "next/navigation";
+import { authOptions } from "@/auth";
+import type { Actor } from "@/lib/auth/actor";
+import { loadActor } from "@/lib/auth/load-actor";
+import { can, type Permission } from "@/lib/auth/permissions";
+
+export async function currentActor(): Promise<Actor | null> {
+  const session = await getServerSession(authOptions());
+  const userId = (session?.user as { id?: string | null } | undefined)?.id;
+  return loadActor(userId);
+}
+
+/** For pages: anonymous → sign-in; a role without the permission → 404 (like a missing page). */
+export async function requirePageActor(permission: Permission): Promise<Actor> {
+  const actor = await currentActor();
+  if (!actor) redirect("/signin");
+  if (!can(actor, permission)) notFound();
+  return actor;
+}
+
+/** For route handlers (CSV exports): JSON 401 when anonymous, 404 when the role may not. */
+export async function requireRouteActor(permission: Permission): Promise<Actor | Response> {
+  const actor = await currentActor();
+  if (!actor) return Response.json({ error: "sign in first" }, { status: 401, headers: { "cache-control": "no-store" } });
+  if (!can(actor, permission)) return Response.json({ error: "not found" }, { status: 404, headers: { "cache-control": "no-store" } });
+  return actor;
+}

@@ -1,0 +1,68 @@
+"use client";
+// A form bound to a server action that always reports the result next to the button, with an
+// optional confirmation step for actions that cannot be undone.
+import { useActionState, useState } from "react";
+import { useFormStatus } from "react-dom";
+import type { ActionResult } from "@/app/_lib/run-action";
+import { buttonClass } from "./ui/fields";
+
+type Props = {
+  action: (previous: ActionResult | null, form: FormData) => Promise<ActionResult>;
+  hidden?: Record<string, string>;
+  submitLabel: string;
+  tone?: keyof typeof buttonClass;
+  /** Ask before submitting: the prompt and the confirm button's label. */
+  confirm?: { prompt: string; confirmLabel: string };
+  children?: React.ReactNode;
+  className?: string;
+};
+
+function SubmitButton({ label, tone }: { label: string; tone: keyof typeof buttonClass }) {
+  const { pending } = useFormStatus();
+  return (
+    <button type="submit" className={buttonClass[tone]} disabled={pending} aria-busy={pending}>
+      {pending ? "Working…" : label}
+    </button>
+  );
+}
+
+export function ActionForm({ action, hidden = {}, submitLabel, tone = "primary", confirm, children, className = "" }: Props) {
+  const [result, formAction] = useActionState(action, null);
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <form action={formAction} className={`flex flex-col gap-2 ${className}`} onSubmit={() => setConfirming(false)}>
+      {Object.entries(hidden).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      {children}
+      {confirm && !confirming ? (
+        <div>
+          <button type="button" className={buttonClass[tone]} onClick={() => setConfirming(true)}>
+            {submitLabel}
+          </button>
+        </div>
+      ) : null}
+      {confirm && confirming ? (
+        <div role="alertdialog" aria-label={confirm.prompt} className="rounded-md border border-rose-200 bg-rose-50 p-3 text-sm">
+          <p className="mb-2 text-rose-900">{confirm.prompt}</p>
+          <div className="flex flex-wrap gap-2">
+            <SubmitButton label={confirm.confirmLabel} tone={tone} />
+            <button type="button" className={buttonClass.secondary} onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {!confirm ? (
+        <div>
+          <SubmitButton label={submitLabel} tone={tone} />
+        </div>
+      ) : null}
+      {result ? (
+        <p key={result.at} role="status" data-result={result.ok ? "ok" : "error"} className={`text-sm ${result.ok ? "text-emerald-700" : "text-rose-700"}`}>
+          {result.message}
+        </p>
+      ) : null}
+    </form>
+  );
+}

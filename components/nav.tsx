@@ -1,0 +1,55 @@
+import Link from "next/link";
+import type { Actor } from "@/lib/auth/actor";
+import { can, type Permission } from "@/lib/auth/permissions";
+import { SignOutButton } from "./sign-out-button";
+
+const items: { href: string; label: string; permission: Permission }[] = [
+  { href: "/overview", label: "Overview", permission: "overview.view" },
+  { href: "/districts", label: "Districts", permission: "districts.view" },
+  { href: "/ledger", label: "Ledger", permission: "ledger.view" },
+  { href: "/deliveries", label: "Deliveries", permission: "deliveries.view" },
+  { href: "/quarantine", label: "Quarantine", permission: "quarantine.view" },
+  { href: "/retention", label: "Retention", permission: "retention.view" },
+  { href: "/audit", label: "Audit log", permission: "audit.view" },
+];
+
+const roleNames = { district_admin: "District admin", support: "Support", platform_admin: "Platform admin" } as const;
+
+// Only the pages this role may open are linked; the pages check again themselves.
+export function Nav({ actor }: { actor: Actor }) {
+  return (
+    <header className="border-b border-slate-200 bg-white">
+      <div className="mx-auto flex max-w-6xl flex-col gap-2 px-4 py-3 sm:flex-row sm:items-center sm:justify-between">
+        <div className="flex items-center justify-between gap-4">
+          <Link href="/overview" className="text-lg font-semibold">
+            Keyhook
+          </Link>
+          <span className="text-xs text-slate-500 sm:hidden">{actor.email}</span>
+        </div>
+        <div className="hidden items-center gap-3 text-sm text-slate-600 sm:flex">
+          <span data-testid="signed-in-as">
+            {actor.email} · {roleNames[actor.role]}
+            {actor.tenantId ? ` · ${actor.tenantId}` : ""}
+          </span>
+          <SignOutButton />
+        </div>
+      </div>
+      <nav aria-label="Main" className="mx-auto max-w-6xl overflow-x-auto px-4">
+        <ul className="flex gap-1 pb-2 text-sm">
+          {items
+            .filter((item) => can(actor, item.permission))
+            .map((item) => (
+              <li key={item.href}>
+                <Link href={item.href} className="block whitespace-nowrap rounded-md px-3 py-2 text-slate-700 hover:bg-slate-100">
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          <li className="sm:hidden">
+            <SignOutButton />
+          </li>
+        </ul>
+      </nav>
+    </header>
+  );
+}

@@ -1,0 +1,11 @@
+"use client";
+import { signOut } from "next-auth/react";
+import { buttonClass } from "./ui/fields";
+
+export function SignOutButton() {
+  return (
+    <button type="button" className={buttonClass.secondary} onClick={() => void signOut({ callbackUrl: "/signin" })}>
+      Sign out
+    </button>
+  );
+}

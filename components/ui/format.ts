@@ -1,0 +1,26 @@
+// One way to show times and numbers everywhere: UTC, so support and a district agree on "when".
+export function formatTime(value: Date | null | undefined): string {
+  if (!value) return "—";
+  return value.toISOString().replace("T", " ").slice(0, 19) + " UTC";
+}
+
+export function formatNumber(value: number | bigint): string {
+  return new Intl.NumberFormat("en-US").format(value);
+}
+
+export function formatBytes(bytes: number | bigint): string {
+  const n = Number(bytes);
+  if (n < 1024) return `${n} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let value = n / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+export function formatPercent(ratio: number | null): string {
+  return ratio === null ? "—" : `${(ratio * 100).toFixed(1)} %`;
+}

@@ -1,0 +1,119 @@
+// Each role's main journey in the production build, with screenshots saved as artifacts.
+import { expect, test } from "@playwright/test";
+import { apiAs, deliverSigned, screenshot, signIn, USERS } from "./support";
+
+test("a district admin revokes a key and sees it revoked, then confirmed", async ({ page, baseURL }) => {
+  await signIn(page, USERS.districtAdmin);
+  await screenshot(page, "district-admin-overview");
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Districts" }).click();
+  // A district admin sees only their own district.
+  await expect(page.getByRole("link", { name: "Maple Valley Unified" })).toBeVisible();
+  await expect(page.getByText("Riverside County Schools")).toHaveCount(0);
+  await page.getByRole("link", { name: "Maple Valley Unified" }).click();
+
+  const row = page.locator('tr[data-key-id="key_mv_02"]');
+  await expect(row.getByText("active")).toBeVisible();
+  await row.getByRole("button", { name: "Revoke" }).click();
+  await expect(row.getByRole("alertdialog")).toContainText("cannot be undone");
+  await screenshot(page, "district-admin-revoke-confirm");
+  await row.getByRole("button", { name: "Yes, revoke" }).click();
+  // The row itself reports the result (the revoke button is gone: a revoked key stays revoked).
+  await expect(row.getByTestId("revoke-state")).toHaveText("revoked, awaiting provider confirmation");
+  await expect(row.getByRole("button", { name: "Revoke" })).toHaveCount(0);
+  await screenshot(page, "district-admin-revoked-awaiting");
+
+  // The provider confirms with its own signed key.revoked webhook (what the outbox call causes).
+  const provider = await apiAs(baseURL!, null);
+  const answer = await deliverSigned(provider, { type: "key.revoked", tenantId: "district-4417", keyId: "key_mv_02", sequence: 3 });
+  expect(answer).toMatchObject({ status: 200, body: { outcome: "applied" } });
+  await provider.dispose();
+
+  await page.reload();
+  await expect(page.locator('tr[data-key-id="key_mv_02"]').getByTestId("revoke-state")).toHaveText("confirmed");
+  await screenshot(page, "district-admin-revoke-confirmed");
+});
+
+test("support replays a delivery and sees duplicate", async ({ page, baseURL }) => {
+  const provider = await apiAs(baseURL!, null);
+  const eventId = `evt_e2e_${Date.now()}`;
+  const first = await deliverSigned(provider, { id: eventId, type: "key.created", tenantId: "district-0935", keyId: `key_e2e_${Date.now()}`, sequence: 100 });
+  expect(first.body.outcome).toBe("applied");
+  await provider.dispose();
+
+  await signIn(page, USERS.support);
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Deliveries" }).click();
+  await expect(page.getByRole("heading", { name: "Deliveries" })).toBeVisible();
+  // No provider runs in this test: the page says so and still shows our receipts.
+  await expect(page.getByText(/Provider unreachable|No webhook is registered/)).toBeVisible();
+  const row = page.locator(`tr[data-event-id="${eventId}"]`);
+  await expect(row).toBeVisible();
+  await row.getByRole("button", { name: "Replay stored payload" }).click();
+  await expect(row.getByRole("status")).toContainText("duplicate");
+  await screenshot(page, "support-replay-duplicate");
+
+  // The replay is in the audit log with its outcome.
+  await page.goto(`/audit?action=delivery.replay`);
+  await expect(page.getByRole("table", { name: "Audit log" })).toContainText(eventId);
+  await expect(page.getByRole("table", { name: "Audit log" })).toContainText("duplicate");
+  await screenshot(page, "support-audit-log");
+});
+
+test("an admin filters the ledger and opens an event", async ({ page }) => {
+  await signIn(page, USERS.platformAdmin);
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Ledger" }).click();
+  const filters = page.getByRole("form", { name: "Ledger filters" });
+  await filters.getByLabel("District").fill("district-4417");
+  await filters.getByLabel("Outcome").selectOption("applied");
+  await filters.getByRole("button", { name: "Filter" }).click();
+  await expect(page).toHaveURL(/tenant=district-4417/);
+  const table = page.getByRole("table", { name: "Ledger" });
+  await expect(table.getByRole("link", { name: "evt_demo_4417_1" })).toBeVisible();
+  await expect(table).not.toContainText("district-2210");
+  await screenshot(page, "admin-ledger-filtered");
+
+  // Bad input is a form error, not a crash.
+  await page.goto("/ledger?outcome=exploded&from=yesterday");
+  await expect(page.getByRole("alert").filter({ hasText: "Outcome must be one of" })).toBeVisible();
+
+  await page.goto("/ledger?tenant=district-4417&outcome=applied");
+  await page.getByRole("link", { name: "evt_demo_4417_1" }).click();
+  await expect(page.getByRole("heading", { name: "evt_demo_4417_1" })).toBeVisible();
+  await expect(page.getByText('"tenant_id": "district-4417"')).toBeVisible();
+  await expect(page.getByRole("table", { name: "Receipts" })).toContainText("applied");
+  await screenshot(page, "admin-ledger-event");
+
+  // The filtered ledger exports as CSV.
+  const csv = await page.request.get("/ledger/export?tenant=district-4417");
+  expect(csv.headers()["content-type"]).toContain("text/csv");
+  const text = await csv.text();
+  expect(text.split("\r\n")[0]).toBe("ledger_id,tenant_id,event_id,type,key_id,sequence,outcome,reason,received_at,processing_micros");
+  expect(text).toContain("evt_demo_4417_1");
+  expect(text).not.toContain("district-2210");
+});
+
+test("the dashboard is usable on a phone", async ({ browser, baseURL }) => {
+  const context = await browser.newContext({ baseURL, viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  await signIn(page, USERS.platformAdmin);
+  await screenshot(page, "phone-overview");
+  await page.goto("/districts/district-0935");
+  await expect(page.getByRole("heading", { name: "Cedar Hills ISD" })).toBeVisible();
+  // Nothing wider than the screen except inside a scrolling table.
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(1);
+  await screenshot(page, "phone-district");
+  await context.close();
+});
+
+test("sign out ends the session; a wrong password is a form error", async ({ page }) => {
+  await signIn(page, USERS.otherDistrictAdmin);
+  await page.getByRole("button", { name: "Sign out" }).first().click();
+  await expect(page).toHaveURL(/\/signin/);
+  await page.goto("/overview");
+  await expect(page).toHaveURL(/\/signin/);
+  await page.getByLabel("Email").fill(USERS.otherDistrictAdmin);
+  await page.getByLabel("Password").fill("wrong password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Invalid email or password." })).toBeVisible();
+  await screenshot(page, "signin-error");
+});

@@ -1,0 +1,49 @@
+// What the journeys share: signing in as a demo user, playing the provider's part (a signed
+// webhook, exactly as the provider would send it), and saving screenshots as artifacts.
+import { expect, request as playwrightRequest, type APIRequestContext, type Page } from "@playwright/test";
+import { DEMO_PASSWORD } from "../lib/auth/demo-users";
+import { DEV_WEBHOOK_SECRET } from "../lib/env";
+import { buildKeyEvent, signDelivery, type KeyEventInput } from "../lib/provider/signed-delivery";
+
+export const USERS = {
+  platformAdmin: "admin@keyhook.test",
+  support: "support@keyhook.test",
+  districtAdmin: "admin@district-4417.test",
+  otherDistrictAdmin: "admin@district-2210.test",
+} as const;
+
+export async function signIn(page: Page, email: string): Promise<void> {
+  await page.goto("/signin");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(DEMO_PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/overview$/);
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+}
+
+/** An API context holding a signed-in session (next-auth's own CSRF-protected credentials flow). */
+export async function apiAs(baseURL: string, email: string | null): Promise<APIRequestContext> {
+  const context = await playwrightRequest.newContext({ baseURL, maxRedirects: 0 });
+  if (!email) return context;
+  const { csrfToken } = (await (await context.get("/api/auth/csrf")).json()) as { csrfToken: string };
+  const response = await context.post("/api/auth/callback/credentials", {
+    form: { csrfToken, email, password: DEMO_PASSWORD, json: "true" },
+  });
+  expect(response.status(), `sign-in of ${email}`).toBeLessThan(400);
+  const cookies = await context.storageState();
+  expect(cookies.cookies.some((c) => c.name.endsWith("keyhook.session")), `session cookie for ${email}`).toBe(true);
+  return context;
+}
+
+export async function deliverSigned(api: APIRequestContext, input: KeyEventInput): Promise<{ status: number; body: Record<string, unknown> }> {
+  const event = buildKeyEvent(input);
+  const signed = signDelivery({ body: JSON.stringify(event), webhookId: String(event.id), secrets: [DEV_WEBHOOK_SECRET] });
+  const response = await api.post("/api/webhooks/keys", { headers: signed.headers, data: signed.body });
+  return { status: response.status(), body: (await response.json()) as Record<string, unknown> };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  // Wait for streamed sections to replace their loading skeletons.
+  await expect(page.locator(".animate-pulse")).toHaveCount(0);
+  await page.screenshot({ path: `e2e/artifacts/${name}.png`, fullPage: true });
+}
