@@ -5,11 +5,13 @@
 //   L2/L0 at the same concurrency, from the same run
 //   duplicate storm: 10,000 deliveries of 100 event ids (applied must be 100)
 //   peak memory of the app process during L2
+//   dashboard: server render time (p50/p95) of the ledger and overview pages at 1,000,000 rows
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { BENCH_SECRET, startAppUnderTest } from "./support/app-under-test";
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";
 import { formatPhaseTable, runLoadPhase, type PhaseResult } from "./support/load-phase";
+import { fillLedger, signInCookie, timePage, type RenderTiming } from "./support/dashboard-render";
 import { findPgbench, runPgbench, type PgbenchResult } from "./support/pgbench-l0";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -17,7 +19,9 @@ const concurrencies = (process.env.BENCH_CONCURRENCY ?? "1,8,32,128").split(",")
 
 assertSignerMatchesLibrary(BENCH_SECRET);
 const pgbench = findPgbench();
-const app = await startAppUnderTest({ port: 4600, pgPort: 54349 });
+const ledgerRows = Number(process.env.BENCH_LEDGER_ROWS ?? 1_000_000);
+// The demo users are seeded so the dashboard can be signed into.
+const app = await startAppUnderTest({ port: 4600, pgPort: 54349, env: { KEYHOOK_SEED_DEMO: "1" } });
 let failed = false;
 try {
   const l0: PgbenchResult[] = [];
@@ -49,6 +53,11 @@ try {
   // Ledger rows the storm created: each of the 100 event ids must be claimed exactly once.
   const stormApplied = Object.entries(storm.outcomes).filter(([outcome]) => outcome !== "duplicate").reduce((sum, [, n]) => sum + n, 0);
 
+  await fillLedger(app, ledgerRows);
+  const cookie = await signInCookie(app.baseUrl, "support@keyhook.test");
+  const renders: RenderTiming[] = [];
+  for (const page of ["/ledger", "/overview", "/ledger?outcome=quarantined"]) renders.push(await timePage(app.baseUrl, page, cookie, 30));
+
   console.log("\nL0 (pgbench, the ingest's SQL in BEGIN/COMMIT)");
   console.log("conn      tps   avg ms  failed");
   for (const r of l0) console.log(`${String(r.connections).padStart(4)} ${r.tps.toFixed(0).padStart(8)} ${r.latencyAvgMs.toFixed(2).padStart(8)} ${String(r.failed).padStart(7)}`);
@@ -62,10 +71,12 @@ try {
   for (const r of ratios) console.log(`c=${r.connections}: ${r.ratio === null ? "n/a" : r.ratio.toFixed(2)}`);
   console.log(`\nduplicate storm: ${stormApplied} of 100 event ids were claimed and applied (must be 100), ${storm.non2xx} non-2xx`);
   console.log(`peak RSS of the app during L2: ${peakRssMiB} MiB`);
+  console.log(`\ndashboard render at ${ledgerRows.toLocaleString("en")} ledger rows (full streamed body, signed in as support)`);
+  for (const r of renders) console.log(`${r.page.padEnd(30)} p50 ${r.p50.toFixed(0).padStart(5)} ms   p95 ${r.p95.toFixed(0).padStart(5)} ms   max ${r.max.toFixed(0).padStart(5)} ms`);
   failed = stormApplied !== 100 || storm.non2xx > 0;
 
   const at = new Date().toISOString();
-  const result = { at, machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg() }, seconds, l0, l2, ratios, storm, stormApplied, peakRssMiB };
+  const result = { at, machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg() }, seconds, l0, l2, ratios, storm, stormApplied, peakRssMiB, ledgerRows, renders };
   mkdirSync("bench/results", { recursive: true });
   writeFileSync(`bench/results/bench-${at.replace(/[:.]/g, "-")}.json`, JSON.stringify(result, null, 2) + "\n");
   writeFileSync("bench/results/bench-latest.json", JSON.stringify(result, null, 2) + "\n");
