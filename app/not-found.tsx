@@ -1,13 +1,5 @@
-import Link from "next/link";
+import { NotFoundNotice } from "@/components/not-found-notice";
 
 export default function NotFound() {
-  return (
-    <div className="rounded-lg border border-slate-200 bg-white p-6">
-      <h1 className="text-lg font-semibold">Not found</h1>
-      <p className="mt-1 text-sm text-slate-600">There is nothing here, or it is not yours to see.</p>
-      <Link href="/overview" className="mt-3 inline-block text-sm underline">
-        Back to the overview
-      </Link>
-    </div>
-  );
+  return <NotFoundNotice />;
 }

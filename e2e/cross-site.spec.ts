@@ -52,7 +52,7 @@ test("a cross-site post to the revoke action is refused and the key stays active
   await expect(page.locator('tr[data-key-id="key_ch_01"]').getByTestId("revoke-state")).toHaveCount(0);
   await page.goto("/audit?action=key.revoke");
   await expect(page.locator(".animate-pulse")).toHaveCount(0);
-  await expect(page.getByRole("heading", { name: "Audit log" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Audit log", exact: true })).toBeVisible();
   await expect(page.getByText("key_ch_01")).toHaveCount(0);
   await screenshot(page, "cross-site-refused-audit");
 });

@@ -42,7 +42,7 @@ test("support replays a delivery and sees duplicate", async ({ page, baseURL }) 
 
   await signIn(page, USERS.support);
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Deliveries" }).click();
-  await expect(page.getByRole("heading", { name: "Deliveries" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Deliveries", exact: true })).toBeVisible();
   // No provider runs in this test: the page says so and still shows our receipts.
   await expect(page.getByText(/Provider unreachable|No webhook is registered/)).toBeVisible();
   const row = page.locator(`tr[data-event-id="${eventId}"]`);
@@ -77,7 +77,7 @@ test("an admin filters the ledger and opens an event", async ({ page }) => {
 
   await page.goto("/ledger?tenant=district-4417&outcome=applied");
   await page.getByRole("link", { name: "evt_demo_4417_1" }).click();
-  await expect(page.getByRole("heading", { name: "evt_demo_4417_1" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "evt_demo_4417_1", exact: true })).toBeVisible();
   await expect(page.getByText('"tenant_id": "district-4417"')).toBeVisible();
   await expect(page.getByRole("table", { name: "Receipts" })).toContainText("applied");
   await screenshot(page, "admin-ledger-event");
@@ -97,7 +97,7 @@ test("the dashboard is usable on a phone", async ({ browser, baseURL }) => {
   await signIn(page, USERS.platformAdmin);
   await screenshot(page, "phone-overview");
   await page.goto("/districts/district-0935");
-  await expect(page.getByRole("heading", { name: "Cedar Hills ISD" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Cedar Hills ISD", exact: true })).toBeVisible();
   // Nothing wider than the screen except inside a scrolling table.
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(1);

@@ -18,7 +18,7 @@ export async function signIn(page: Page, email: string): Promise<void> {
   await page.getByLabel("Password").fill(DEMO_PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(/\/overview$/);
-  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Overview", exact: true })).toBeVisible();
 }
 
 /** An API context holding a signed-in session (next-auth's own CSRF-protected credentials flow). */

@@ -4,6 +4,7 @@ import { prisma, type DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import type { LedgerRow } from "../ledger/list-ledger";
 
 /** What the browser may see of a key: never key material (we only ever hold its public prefix). */
 export type KeyView = {
@@ -28,16 +29,8 @@ export function revokeStateOf(key: Pick<KeyView, "status" | "revokeRequestedAt" 
   return key.revokeConfirmedAt ? "confirmed" : "awaiting_confirmation";
 }
 
-export type TimelineEvent = {
-  id: bigint;
-  eventId: string;
-  type: string;
-  keyId: string | null;
-  sequence: bigint | null;
-  outcome: string;
-  reason: string | null;
-  receivedAt: Date;
-};
+/** A ledger row as the district timeline shows it. */
+export type TimelineEvent = Pick<LedgerRow, "id" | "eventId" | "type" | "keyId" | "sequence" | "outcome" | "reason" | "receivedAt">;
 
 export type DistrictDetail = {
   id: string;

@@ -4,6 +4,7 @@ import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { EmptyState, FormErrors } from "@/components/ui/empty-state";
 import { buttonClass, TextField } from "@/components/ui/fields";
+import { FilterActions, TimeRangeFields } from "@/components/ui/filter-controls";
 import { formatTime } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -39,16 +40,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           <TextField label="Who" name="actor" defaultValue={filters.actor} placeholder="email" />
           <TextField label="Outcome" name="outcome" defaultValue={filters.outcome} placeholder="ok, denied, duplicate…" />
           <TextField label="District" name="tenant" defaultValue={filters.tenantId} />
-          <TextField label="From (UTC)" name="from" type="datetime-local" defaultValue={typeof params.from === "string" ? params.from : undefined} />
-          <TextField label="To (UTC)" name="to" type="datetime-local" defaultValue={typeof params.to === "string" ? params.to : undefined} />
-          <div className="flex items-end gap-2">
-            <button type="submit" className={buttonClass.primary}>
-              Filter
-            </button>
-            <Link href="/audit" className={buttonClass.secondary}>
-              Clear
-            </Link>
-          </div>
+          <TimeRangeFields from={typeof params.from === "string" ? params.from : undefined} to={typeof params.to === "string" ? params.to : undefined} />
+          <FilterActions clearHref="/audit" />
         </form>
       </Card>
       <FormErrors errors={errors} />

@@ -5,6 +5,7 @@ import { Badge, HttpStatusBadge, OutcomeBadge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { EmptyState, FormErrors, Notice } from "@/components/ui/empty-state";
 import { buttonClass, TextField } from "@/components/ui/fields";
+import { FilterActions, TimeRangeFields } from "@/components/ui/filter-controls";
 import { formatTime } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -39,17 +40,9 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: P
       <PageHeader title="Deliveries" description="The provider's attempts for our hook next to our own receipts, joined on event id. Times are UTC." />
       <Card className="mb-6">
         <form method="get" className="grid grid-cols-1 gap-3 sm:grid-cols-4" aria-label="Delivery filters">
-          <TextField label="From (UTC)" name="from" type="datetime-local" defaultValue={local(since)} />
-          <TextField label="To (UTC)" name="to" type="datetime-local" defaultValue={local(until)} />
+          <TimeRangeFields from={local(since)} to={local(until)} />
           <TextField label="Event id" name="event" defaultValue={eventId} placeholder="evt_…" />
-          <div className="flex items-end gap-2">
-            <button type="submit" className={buttonClass.primary}>
-              Show
-            </button>
-            <Link href="/deliveries" className={buttonClass.secondary}>
-              Last 24 h
-            </Link>
-          </div>
+          <FilterActions clearHref="/deliveries" submitLabel="Show" clearLabel="Last 24 h" />
         </form>
       </Card>
       <FormErrors errors={errors} />
@@ -64,12 +57,10 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: P
         <p className="mb-3 text-sm text-slate-600">Asks the provider to redeliver every event whose delivery failed in the window. Count them first with a dry run.</p>
         <div className="grid gap-4 sm:grid-cols-2">
           <ActionForm action={bulkDryRunAction} submitLabel="Count failed deliveries (dry run)" tone="secondary">
-            <TextField label="From (UTC)" name="from" type="datetime-local" defaultValue={local(since)} required />
-            <TextField label="To (UTC)" name="to" type="datetime-local" defaultValue={local(until)} required />
+            <TimeRangeFields from={local(since)} to={local(until)} required />
           </ActionForm>
           <ActionForm action={bulkRedeliverAction} submitLabel="Redeliver failed deliveries" confirm={{ prompt: "Ask the provider to redeliver every failed delivery in this window?", confirmLabel: "Yes, redeliver" }}>
-            <TextField label="From (UTC)" name="from" type="datetime-local" defaultValue={local(since)} required />
-            <TextField label="To (UTC)" name="to" type="datetime-local" defaultValue={local(until)} required />
+            <TimeRangeFields from={local(since)} to={local(until)} required />
           </ActionForm>
         </div>
       </Card>

@@ -5,6 +5,7 @@ import { OutcomeBadge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { EmptyState, FormErrors } from "@/components/ui/empty-state";
 import { buttonClass, SelectField, TextField } from "@/components/ui/fields";
+import { FilterActions, TimeRangeFields } from "@/components/ui/filter-controls";
 import { formatTime } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -49,16 +50,8 @@ export default async function LedgerPage({ searchParams }: { searchParams: Promi
           <TextField label="Type" name="type" defaultValue={filters.type} placeholder="key.revoked" />
           <SelectField label="Outcome" name="outcome" defaultValue={typeof params.outcome === "string" ? params.outcome : ""} options={[{ value: "", label: "Any" }, ...LEDGER_OUTCOMES.map((o) => ({ value: o, label: o }))]} />
           <TextField label="Event id" name="event" defaultValue={filters.eventId} placeholder="evt_…" />
-          <TextField label="From (UTC)" name="from" type="datetime-local" defaultValue={typeof params.from === "string" ? params.from : undefined} />
-          <TextField label="To (UTC)" name="to" type="datetime-local" defaultValue={typeof params.to === "string" ? params.to : undefined} />
-          <div className="flex items-end gap-2">
-            <button type="submit" className={buttonClass.primary}>
-              Filter
-            </button>
-            <Link href="/ledger" className={buttonClass.secondary}>
-              Clear
-            </Link>
-          </div>
+          <TimeRangeFields from={typeof params.from === "string" ? params.from : undefined} to={typeof params.to === "string" ? params.to : undefined} />
+          <FilterActions clearHref="/ledger" />
         </form>
       </Card>
       <FormErrors errors={errors} />
