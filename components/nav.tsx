@@ -11,6 +11,7 @@ const items: { href: string; label: string; permission: Permission }[] = [
   { href: "/quarantine", label: "Quarantine", permission: "quarantine.view" },
   { href: "/retention", label: "Retention", permission: "retention.view" },
   { href: "/audit", label: "Audit log", permission: "audit.view" },
+  { href: "/users", label: "Users", permission: "users.view" },
 ];
 
 const roleNames = { district_admin: "District admin", support: "Support", platform_admin: "Platform admin" } as const;

@@ -27,6 +27,7 @@ test("every role × every page and route × own and other district", async ({ ba
   const staffOnly = (who: Who): Expect => (who === "anonymous" ? "signin" : who === "district_admin" ? "deny" : "allow");
   const everyone = (who: Who): Expect => (who === "anonymous" ? "signin" : "allow");
   const ownOnly = (who: Who): Expect => (who === "anonymous" ? "signin" : "allow");
+  const platformOnly = (who: Who): Expect => (who === "anonymous" ? "signin" : who === "platform_admin" ? "allow" : "deny");
   const otherDistrict = (who: Who): Expect => (who === "anonymous" ? "signin" : who === "district_admin" ? "deny" : "allow");
 
   const targets: [string, (who: Who) => Expect][] = [
@@ -47,6 +48,7 @@ test("every role × every page and route × own and other district", async ({ ba
     ["/retention", staffOnly],
     ["/audit", staffOnly],
     ["/audit/export", staffOnly],
+    ["/users", platformOnly],
   ];
 
   const unexpected: string[] = [];

@@ -24,6 +24,9 @@ export const PERMISSIONS = {
   "retention.edit": platformAdmin,
   "audit.view": staff,
   "audit.export": staff,
+  // Managing accounts can grant any role, so it is as powerful as the platform admin itself.
+  "users.view": platformAdmin,
+  "users.manage": platformAdmin,
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -26,6 +26,11 @@ import { getRetentionView, saveRetentionSettings } from "@/lib/overview/retentio
 import { listQuarantine } from "@/lib/quarantine/list-quarantine";
 import { resolveQuarantinedEvent } from "@/lib/quarantine/resolve-quarantined-event";
 import { HOOK_ID_SETTING } from "@/lib/provider/webhook-registration";
+import { createUser } from "@/lib/users/create-user";
+import { listUsers } from "@/lib/users/list-users";
+import { disableUser, enableUser } from "@/lib/users/set-user-disabled";
+import { unlockUser } from "@/lib/users/unlock-user";
+import { updateUser } from "@/lib/users/update-user";
 import { ledgerIdOf, OTHER, OWN, seedTwoDistricts, type Actors } from "./fixtures";
 
 type Verdict = "allow" | "deny";
@@ -70,11 +75,20 @@ const cases: { name: string; expected: (role: Role, which: Which) => Verdict; ru
   { name: "retention settings", expected: platformOnly, run: (actor) => saveRetentionSettings({ actor, retentionDays: 14, retryHorizonHours: 28 }) },
   { name: "audit log", expected: staffOnly, run: (actor) => listAudit({ actor, filters: {} }) },
   { name: "audit CSV export", expected: staffOnly, run: (actor) => drain(auditCsvLines({ actor, filters: {} })) },
+  // Users: the target is a throwaway account, never one of the acting users.
+  { name: "users list", expected: platformOnly, run: (actor) => listUsers({ actor }) },
+  { name: "create user", expected: platformOnly, run: (actor, w) => createUser({ actor, email: `new-${randomBytes(6).toString("hex")}@x.test`, name: "", role: "district_admin", tenantId: tenantOf(w) }) },
+  { name: "disable user", expected: platformOnly, run: (actor) => disableUser({ actor, userId: targetUserId }) },
+  { name: "enable user", expected: platformOnly, run: (actor) => enableUser({ actor, userId: targetUserId }) },
+  { name: "unlock user", expected: platformOnly, run: (actor) => unlockUser({ actor, userId: targetUserId }) },
+  { name: "change user role", expected: platformOnly, run: (actor, w) => updateUser({ actor, userId: targetUserId, role: "district_admin", tenantId: tenantOf(w) }) },
 ];
 
 let actors: Actors;
+let targetUserId: string;
 beforeAll(async () => {
   actors = await seedTwoDistricts();
+  targetUserId = (await prisma.user.create({ data: { email: "target@own.test", role: "district_admin", tenantId: OWN } })).id;
   await prisma.setting.create({ data: { key: HOOK_ID_SETTING, value: "hook_test" } });
 });
 
@@ -130,5 +144,15 @@ describe("authorization matrix", () => {
     await expect(revokeKey({ actor: actors.support, keyId: `key_${OTHER}_1` })).rejects.toMatchObject({ code: "not_found" });
     expect(await prisma.apiKey.findUniqueOrThrow({ where: { id: `key_${OTHER}_1` } })).toEqual(before);
     expect(await prisma.outboxMessage.count({ where: { idempotencyKey: `revoke:key_${OTHER}_1` } })).toBe(0);
+  });
+
+  it("denied user management changes no account and creates none", async () => {
+    const before = await prisma.user.findMany({ orderBy: { id: "asc" } });
+    for (const actor of [actors.districtAdmin, actors.support]) {
+      await expect(disableUser({ actor, userId: actors.platformAdmin.id })).rejects.toMatchObject({ code: "not_found" });
+      await expect(updateUser({ actor, userId: actor.id, role: "platform_admin", tenantId: "" })).rejects.toMatchObject({ code: "not_found" });
+      await expect(createUser({ actor, email: "sneaky@x.test", name: "", role: "platform_admin", tenantId: "" })).rejects.toMatchObject({ code: "not_found" });
+    }
+    expect(await prisma.user.findMany({ orderBy: { id: "asc" } })).toEqual(before);
   });
 });

@@ -1,0 +1,54 @@
+import "server-only";
+// A platform admin creates an account with an initial password, typed or generated. A generated
+// password is returned once, for the admin to hand over; only its bcrypt hash is stored.
+import { randomBytes } from "node:crypto";
+import { prisma, type Db } from "../db";
+import { AppError } from "../errors";
+import { recordAudit } from "../audit/record-audit";
+import { auditActor, type Actor, type Role } from "../auth/actor";
+import { hashPassword } from "../auth/passwords";
+import { authorize } from "../auth/permissions";
+import { Prisma } from "../generated/prisma/client";
+import { districtForRole, emailSchema, nameSchema, parseOrThrow, passwordSchema, roleSchema, districtSchema } from "./user-fields";
+
+export type CreateUserOptions = {
+  actor: Actor;
+  email: string;
+  name: string;
+  role: string;
+  tenantId: string;
+  /** Empty or omitted: generate one and return it. */
+  password?: string;
+};
+
+export type CreatedUser = { id: string; email: string; role: Role; tenantId: string | null; generatedPassword: string | null };
+
+export const DUPLICATE_EMAIL = "a user with this email exists";
+
+export async function createUser(options: CreateUserOptions, db: Db = prisma): Promise<CreatedUser> {
+  authorize(options.actor, "users.manage");
+  const email = parseOrThrow(emailSchema, options.email);
+  const name = parseOrThrow(nameSchema, options.name);
+  const role = parseOrThrow(roleSchema, options.role);
+  const requestedDistrict = parseOrThrow(districtSchema, options.tenantId);
+  // 18 random bytes → 24 base64url characters: well above the minimum, and easy to copy.
+  const generatedPassword = options.password ? null : randomBytes(18).toString("base64url");
+  const password = parseOrThrow(passwordSchema, options.password || generatedPassword);
+  const passwordHash = await hashPassword(password);
+
+  try {
+    return await db.$transaction(async (tx) => {
+      const tenantId = await districtForRole(role, requestedDistrict, tx);
+      // No look-up first: the unique index on email decides between two concurrent creates.
+      const user = await tx.user.create({ data: { email, name: name || null, role, tenantId, passwordHash } });
+      await recordAudit(
+        { actor: auditActor(options.actor), action: "user.create", tenantId, target: email, outcome: "ok", details: { userId: user.id, role, passwordGenerated: generatedPassword !== null } },
+        tx,
+      );
+      return { id: user.id, email, role, tenantId, generatedPassword };
+    });
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw new AppError("conflict", DUPLICATE_EMAIL);
+    throw error;
+  }
+}
