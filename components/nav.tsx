@@ -12,6 +12,7 @@ const items: { href: string; label: string; permission: Permission }[] = [
   { href: "/retention", label: "Retention", permission: "retention.view" },
   { href: "/audit", label: "Audit log", permission: "audit.view" },
   { href: "/users", label: "Users", permission: "users.view" },
+  { href: "/settings", label: "Settings", permission: "settings.view" },
 ];
 
 const roleNames = { district_admin: "District admin", support: "Support", platform_admin: "Platform admin" } as const;

@@ -49,6 +49,7 @@ test("every role × every page and route × own and other district", async ({ ba
     ["/audit", staffOnly],
     ["/audit/export", staffOnly],
     ["/users", platformOnly],
+    ["/settings", platformOnly],
   ];
 
   const unexpected: string[] = [];

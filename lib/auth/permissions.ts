@@ -27,6 +27,9 @@ export const PERMISSIONS = {
   // Managing accounts can grant any role, so it is as powerful as the platform admin itself.
   "users.view": platformAdmin,
   "users.manage": platformAdmin,
+  // Webhook registration and the signing-secret inventory (fingerprints only, never key material).
+  "settings.view": platformAdmin,
+  "settings.manage": platformAdmin,
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

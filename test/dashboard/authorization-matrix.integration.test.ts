@@ -25,7 +25,10 @@ import { getOverview } from "@/lib/overview/get-overview";
 import { getRetentionView, saveRetentionSettings } from "@/lib/overview/retention-view";
 import { listQuarantine } from "@/lib/quarantine/list-quarantine";
 import { resolveQuarantinedEvent } from "@/lib/quarantine/resolve-quarantined-event";
+import type { ProviderClient } from "@/lib/provider/client";
 import { HOOK_ID_SETTING } from "@/lib/provider/webhook-registration";
+import { getPlatformSettings } from "@/lib/settings/get-platform-settings";
+import { registerWebhook } from "@/lib/settings/register-webhook";
 import { createUser } from "@/lib/users/create-user";
 import { listUsers } from "@/lib/users/list-users";
 import { disableUser, enableUser } from "@/lib/users/set-user-disabled";
@@ -41,6 +44,11 @@ const provider: DeliveryProvider = {
   redeliver: async () => ({ accepted: true as const }),
   redeliverFailed: async () => ({ count: 0 }),
 };
+
+// Registration answers like the provider would; only platform admins may get this far.
+const registeringClient = {
+  registerWebhook: async (input: { url: string }) => ({ hookId: "hook_test", url: input.url, createdAt: new Date() }),
+} as unknown as ProviderClient;
 
 async function drain(lines: AsyncIterable<string>): Promise<string> {
   let out = "";
@@ -82,6 +90,8 @@ const cases: { name: string; expected: (role: Role, which: Which) => Verdict; ru
   { name: "enable user", expected: platformOnly, run: (actor) => enableUser({ actor, userId: targetUserId }) },
   { name: "unlock user", expected: platformOnly, run: (actor) => unlockUser({ actor, userId: targetUserId }) },
   { name: "change user role", expected: platformOnly, run: (actor, w) => updateUser({ actor, userId: targetUserId, role: "district_admin", tenantId: tenantOf(w) }) },
+  { name: "settings page", expected: platformOnly, run: (actor) => getPlatformSettings({ actor, probe: provider }) },
+  { name: "register webhook", expected: platformOnly, run: (actor) => registerWebhook({ actor, client: registeringClient }) },
 ];
 
 let actors: Actors;

@@ -1,0 +1,135 @@
+import { Suspense } from "react";
+import { ActionForm } from "@/components/action-form";
+import { Badge } from "@/components/ui/badge";
+import { Card } from "@/components/ui/card";
+import { Notice } from "@/components/ui/empty-state";
+import { formatTime } from "@/components/ui/format";
+import { PageHeader } from "@/components/ui/page-header";
+import { Skeleton } from "@/components/ui/skeleton";
+import { Table, Td, Th } from "@/components/ui/table";
+import type { Actor } from "@/lib/auth/actor";
+import { can } from "@/lib/auth/permissions";
+import { getPlatformSettings, type PlatformSettings } from "@/lib/settings/get-platform-settings";
+import { requirePageActor } from "../../_lib/session";
+import { registerWebhookAction } from "./actions";
+
+export const metadata = { title: "Settings · Keyhook" };
+
+const urlSources: Record<PlatformSettings["expectedUrl"]["source"], string> = {
+  PROVIDER_WEBHOOK_URL: "from PROVIDER_WEBHOOK_URL",
+  NEXTAUTH_URL: "derived from NEXTAUTH_URL (set PROVIDER_WEBHOOK_URL to choose it)",
+  PORT: "derived from PORT on loopback: right for development only; set PROVIDER_WEBHOOK_URL",
+};
+
+export default async function SettingsPage() {
+  const actor = await requirePageActor("settings.view");
+  return (
+    <>
+      <PageHeader title="Settings" description="Where the provider sends our webhooks, and which signing secrets this deployment accepts." />
+      <Suspense fallback={<Skeleton label="Checking the provider…" />}>
+        <SettingsDetails actor={actor} />
+      </Suspense>
+    </>
+  );
+}
+
+function Row({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="grid gap-1 py-2 sm:grid-cols-[14rem_1fr]">
+      <dt className="text-sm text-slate-500">{label}</dt>
+      <dd className="break-all text-sm">{children}</dd>
+    </div>
+  );
+}
+
+function YesNo({ value }: { value: boolean }) {
+  return value ? <Badge tone="green">yes</Badge> : <Badge tone="slate">no</Badge>;
+}
+
+async function SettingsDetails({ actor }: { actor: Actor }) {
+  const settings = await getPlatformSettings({ actor });
+  const { registration, expectedUrl, provider } = settings;
+  const urlMatches = registration.hookUrl === expectedUrl.url;
+  return (
+    <div className="space-y-6">
+      <Card title="Webhook registration">
+        {provider.kind === "unreachable" ? (
+          <Notice tone="warn">
+            <strong>Provider unreachable:</strong> {provider.message}. The stored registration below is still ours; registering needs the provider.
+          </Notice>
+        ) : null}
+        {provider.kind === "key_refused" ? (
+          <Notice tone="warn">
+            <strong>The provider refused our API key:</strong> {provider.message}.
+          </Notice>
+        ) : null}
+        {registration.hookId && !urlMatches ? (
+          <Notice tone="warn">The registered URL differs from the URL the provider should call. Register now to point the provider at it.</Notice>
+        ) : null}
+        <dl className="divide-y divide-slate-100">
+          <Row label="Registered hook id">{registration.hookId ? <span className="font-mono">{registration.hookId}</span> : "not registered yet"}</Row>
+          <Row label="Registered URL">{registration.hookUrl ? <span className="font-mono">{registration.hookUrl}</span> : "—"}</Row>
+          <Row label="Last registered">
+            {formatTime(registration.updatedAt)}
+            {registration.updatedBy ? ` by ${registration.updatedBy}` : ""}
+          </Row>
+          <Row label="URL the provider should call">
+            <span className="font-mono">{expectedUrl.url}</span>
+            <div className="text-xs text-slate-500">{urlSources[expectedUrl.source]}</div>
+          </Row>
+          <Row label="Provider API">
+            <span className="font-mono">{settings.providerUrl}</span>{" "}
+            {provider.kind === "reachable" ? <Badge tone="green">reachable</Badge> : provider.kind === "key_refused" ? <Badge tone="amber">key refused</Badge> : <Badge tone="red">unreachable</Badge>}
+          </Row>
+        </dl>
+        {can(actor, "settings.manage") ? (
+          <div className="mt-4">
+            <ActionForm action={registerWebhookAction} submitLabel="Register webhook now" tone="secondary">
+              <p className="text-xs text-slate-500">Safe to repeat: when this URL is already registered nothing changes, and the provider never creates a second hook for it.</p>
+            </ActionForm>
+          </div>
+        ) : null}
+      </Card>
+
+      <Card title="Signing secrets">
+        <p className="mb-3 text-sm text-slate-700">
+          {settings.secrets.length === 1 ? "1 secret is" : `${settings.secrets.length} secrets are`} configured in WEBHOOK_SECRETS; a delivery signed with any of
+          them is accepted. Shown as fingerprints (the first 8 hex characters of the secret&apos;s SHA-256), never the secret itself.
+        </p>
+        <Table label="Signing secrets">
+          <thead>
+            <tr>
+              <Th>#</Th>
+              <Th>Fingerprint</Th>
+              <Th>Note</Th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {settings.secrets.map((secret, index) => (
+              <tr key={`${index}-${secret.fingerprint}`}>
+                <Td>{index + 1}</Td>
+                <Td className="font-mono">{secret.fingerprint}</Td>
+                <Td className="text-xs">{secret.isDevelopmentSecret ? <Badge tone="amber">public development secret</Badge> : "—"}</Td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+        <p className="mt-3 text-sm text-slate-600">
+          To rotate: add the new secret to WEBHOOK_SECRETS alongside the old one and restart, so both are accepted; then switch the provider to the new
+          secret; once it signs only with the new one, remove the old secret and restart again.
+        </p>
+      </Card>
+
+      <Card title="Other secrets">
+        <dl className="divide-y divide-slate-100">
+          <Row label="METRICS_TOKEN set">
+            <YesNo value={settings.metricsTokenSet} />
+          </Row>
+          <Row label="CRON_SECRET set">
+            <YesNo value={settings.cronSecretSet} />
+          </Row>
+        </dl>
+      </Card>
+    </div>
+  );
+}

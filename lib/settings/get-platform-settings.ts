@@ -1,0 +1,95 @@
+import "server-only";
+// The Settings page: where our webhook is registered at the provider, whether the provider answers,
+// and which signing secrets this process accepts. Secrets appear only as fingerprints (the first
+// 8 hex characters of their SHA-256): enough to tell two deployments' secrets apart, useless for
+// signing, and no prefix of the secret itself ever leaves this file.
+import { createHash } from "node:crypto";
+import { prisma, type DbOrTx } from "../db";
+import { DEV_WEBHOOK_SECRET, env, type Env } from "../env";
+import { describeError, log } from "../log";
+import type { Actor } from "../auth/actor";
+import { authorize } from "../auth/permissions";
+import { providerClientFromEnv, type ProviderClient } from "../provider/client";
+import { isProviderError, toAppError } from "../provider/errors";
+import { getRegisteredHookId, HOOK_URL_SETTING } from "../provider/webhook-registration";
+
+export const WEBHOOK_PATH = "/api/webhooks/keys";
+
+export type ReachabilityProbe = Pick<ProviderClient, "listDeliveries">;
+
+export type ProviderReachability =
+  | { kind: "reachable" }
+  /** It answered, but refused our API key: registration would fail the same way. */
+  | { kind: "key_refused"; message: string }
+  | { kind: "unreachable"; message: string };
+
+export type WebhookUrl = { url: string; source: "PROVIDER_WEBHOOK_URL" | "NEXTAUTH_URL" | "PORT" };
+
+export type SecretFingerprint = { fingerprint: string; isDevelopmentSecret: boolean };
+
+export type PlatformSettings = {
+  registration: { hookId: string | null; hookUrl: string | null; updatedAt: Date | null; updatedBy: string | null };
+  /** The URL the provider should call; registering makes the stored URL equal to it. */
+  expectedUrl: WebhookUrl;
+  providerUrl: string;
+  provider: ProviderReachability;
+  secrets: SecretFingerprint[];
+  metricsTokenSet: boolean;
+  cronSecretSet: boolean;
+};
+
+export function secretFingerprint(secret: string): string {
+  return createHash("sha256").update(secret, "utf8").digest("hex").slice(0, 8);
+}
+
+/**
+ * PROVIDER_WEBHOOK_URL when set (the worker registers that one at start); otherwise the dashboard's
+ * public URL, and as a last resort this process on loopback (right for dev and the simulator only).
+ */
+export function expectedWebhookUrl(config: Env = env()): WebhookUrl {
+  if (config.PROVIDER_WEBHOOK_URL) return { url: config.PROVIDER_WEBHOOK_URL, source: "PROVIDER_WEBHOOK_URL" };
+  if (config.NEXTAUTH_URL) return { url: new URL(WEBHOOK_PATH, config.NEXTAUTH_URL).toString(), source: "NEXTAUTH_URL" };
+  return { url: `http://127.0.0.1:${config.PORT}${WEBHOOK_PATH}`, source: "PORT" };
+}
+
+/** One GET with a short timeout and no retries: a page must not hang on a provider outage. */
+function probeFromEnv(): ReachabilityProbe {
+  return providerClientFromEnv({ maxRetries: 0, timeoutMs: 2_000 });
+}
+
+async function checkProvider(probe: ReachabilityProbe, hookId: string | null): Promise<ProviderReachability> {
+  try {
+    // With no hook yet the provider answers 404, which still proves it is up and accepts our key.
+    await probe.listDeliveries({ hookId: hookId ?? "hook_none", limit: 1 });
+    return { kind: "reachable" };
+  } catch (error) {
+    if (isProviderError(error, "not_found")) return { kind: "reachable" };
+    log.warn("provider reachability check failed", { error: describeError(error) });
+    const message = toAppError(error).publicMessage;
+    return isProviderError(error, "unauthorized") ? { kind: "key_refused", message } : { kind: "unreachable", message };
+  }
+}
+
+export async function getPlatformSettings(
+  options: { actor: Actor; config?: Env; probe?: ReachabilityProbe },
+  db: DbOrTx = prisma,
+): Promise<PlatformSettings> {
+  authorize(options.actor, "settings.view");
+  const config = options.config ?? env();
+  const [hookId, hookUrlRow] = await Promise.all([getRegisteredHookId(db), db.setting.findUnique({ where: { key: HOOK_URL_SETTING } })]);
+  const provider = await checkProvider(options.probe ?? probeFromEnv(), hookId);
+  return {
+    registration: {
+      hookId,
+      hookUrl: typeof hookUrlRow?.value === "string" ? hookUrlRow.value : null,
+      updatedAt: hookUrlRow?.updatedAt ?? null,
+      updatedBy: hookUrlRow?.updatedBy ?? null,
+    },
+    expectedUrl: expectedWebhookUrl(config),
+    providerUrl: config.PROVIDER_URL,
+    provider,
+    secrets: config.WEBHOOK_SECRETS.map((secret) => ({ fingerprint: secretFingerprint(secret), isDevelopmentSecret: secret === DEV_WEBHOOK_SECRET })),
+    metricsTokenSet: Boolean(config.METRICS_TOKEN),
+    cronSecretSet: Boolean(config.CRON_SECRET),
+  };
+}
