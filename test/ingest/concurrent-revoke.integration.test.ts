@@ -1,0 +1,41 @@
+import pg from "pg";
+import { beforeEach, describe, expect, it } from "vitest";
+import { keyStatuses, resetDatabase } from "../support/state";
+import { waitUntil } from "../support/child-process";
+import { deliver, keyEvent } from "../support/webhooks";
+
+beforeEach(resetDatabase);
+
+describe("a revoke from the dashboard racing an activation of the same key", () => {
+  it("never lets the activation bring the revoked key back", async () => {
+    const tenant = "district-race-revoke";
+    await deliver(keyEvent({ type: "key.created", tenantId: tenant, keyId: "key_x", sequence: 1 }));
+
+    // The dashboard's revoke (lib/keys/revoke-key.ts) updates the key row without the tenant
+    // lock. Hold that update uncommitted, so the ingest reads the key as active, then waits.
+    const dashboard = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const observer = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await Promise.all([dashboard.connect(), observer.connect()]);
+    try {
+      await dashboard.query("BEGIN");
+      await dashboard.query("UPDATE api_keys SET status = 'revoked', revoke_requested_at = now() WHERE id = 'key_x'");
+
+      // The provider re-issues the same key under a newer sequence (an activation of key_x).
+      const activation = deliver(keyEvent({ type: "key.created", tenantId: tenant, keyId: "key_x", sequence: 2 }));
+      await waitUntil(async () => {
+        const { rows } = await observer.query(
+          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%keyhook_apply_event%'",
+        );
+        return rows.length > 0;
+      });
+      await dashboard.query("COMMIT");
+
+      const answer = await activation;
+      expect(answer.status).toBe(200);
+      expect(String(answer.body.reason ?? "")).toMatch(/deactivated concurrently/);
+    } finally {
+      await Promise.all([dashboard.end(), observer.end()]);
+    }
+    expect(await keyStatuses(tenant)).toEqual({ key_x: "revoked" });
+  });
+});
