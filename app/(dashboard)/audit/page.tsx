@@ -1,10 +1,10 @@
-import Link from "next/link";
 import { Suspense } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { EmptyState, FormErrors } from "@/components/ui/empty-state";
 import { buttonClass, TextField } from "@/components/ui/fields";
 import { FilterActions, TimeRangeFields } from "@/components/ui/filter-controls";
+import { KeysetPager } from "@/components/ui/keyset-pager";
 import { formatTime } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -57,8 +57,6 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
 async function AuditTable({ actor, filters, cursorParam, query }: { actor: Actor; filters: AuditFilters; cursorParam?: string; query: string }) {
   const page = await listAudit({ actor, filters, cursor: decodeCursor(cursorParam) });
   if (page.rows.length === 0) return <EmptyState title="No entries match">{query ? "Change or clear the filters." : "Actions appear here as people use the dashboard."}</EmptyState>;
-  const next = new URLSearchParams(query);
-  if (page.nextCursor) next.set("cursor", page.nextCursor);
   return (
     <Card>
       <Table label="Audit log">
@@ -90,18 +88,7 @@ async function AuditTable({ actor, filters, cursorParam, query }: { actor: Actor
           ))}
         </tbody>
       </Table>
-      <div className="mt-4 flex gap-2">
-        {cursorParam ? (
-          <Link className={buttonClass.secondary} href={`/audit${query ? `?${query}` : ""}`}>
-            First page
-          </Link>
-        ) : null}
-        {page.nextCursor ? (
-          <Link className={buttonClass.secondary} href={`/audit?${next}`}>
-            Next page
-          </Link>
-        ) : null}
-      </div>
+      <KeysetPager basePath="/audit" query={query} cursorParam={cursorParam} nextCursor={page.nextCursor} />
     </Card>
   );
 }

@@ -6,6 +6,7 @@ import { Card } from "@/components/ui/card";
 import { EmptyState, FormErrors } from "@/components/ui/empty-state";
 import { buttonClass, SelectField, TextField } from "@/components/ui/fields";
 import { FilterActions, TimeRangeFields } from "@/components/ui/filter-controls";
+import { KeysetPager } from "@/components/ui/keyset-pager";
 import { formatTime } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -69,8 +70,6 @@ async function LedgerTable({ actor, filters, cursorParam, query }: { actor: Acto
   if (page.rows.length === 0) {
     return <EmptyState title="No events match">{query || cursorParam ? "Change or clear the filters." : "Events appear here as the provider delivers them."}</EmptyState>;
   }
-  const next = new URLSearchParams(query);
-  if (page.nextCursor) next.set("cursor", page.nextCursor);
   return (
     <Card>
       <Table label="Ledger">
@@ -106,18 +105,7 @@ async function LedgerTable({ actor, filters, cursorParam, query }: { actor: Acto
           ))}
         </tbody>
       </Table>
-      <div className="mt-4 flex gap-2">
-        {cursorParam ? (
-          <Link className={buttonClass.secondary} href={`/ledger${query ? `?${query}` : ""}`}>
-            First page
-          </Link>
-        ) : null}
-        {page.nextCursor ? (
-          <Link className={buttonClass.secondary} href={`/ledger?${next}`}>
-            Next page
-          </Link>
-        ) : null}
-      </div>
+      <KeysetPager basePath="/ledger" query={query} cursorParam={cursorParam} nextCursor={page.nextCursor} />
     </Card>
   );
 }
