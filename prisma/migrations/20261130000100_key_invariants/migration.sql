@@ -180,11 +180,17 @@ BEGIN
         WHERE id = p_key_id;
         v_reason := format('key %s was already %s; it stays deactivated', p_key_id, v_key.status);
       ELSE
+        -- The status guard is re-checked on the row version this UPDATE finally locks: a revoke
+        -- from the dashboard (which does not take the tenant lock) may have committed since the
+        -- read above, and a revoked key must never become active again.
         UPDATE api_keys SET status = 'active', prefix = COALESCE(p_prefix, prefix),
           scopes = COALESCE(p_scopes, scopes), activated_seq = p_sequence,
           activated_at = COALESCE(activated_at, p_occurred_at),
           superseded_at = NULL, superseded_by_key_id = NULL, last_event_id = p_event_id, updated_at = now()
-        WHERE id = p_key_id;
+        WHERE id = p_key_id AND status NOT IN ('revoked', 'rotated');
+        IF NOT FOUND THEN
+          v_reason := format('key %s was deactivated concurrently; it stays deactivated', p_key_id);
+        END IF;
       END IF;
     END IF;
   END IF;
