@@ -13,6 +13,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
+import { grantPostgresUserTraversal } from "./postgres-user-access";
 import { inspectPostmaster, OWNER_ENV, stopForeignPostmaster } from "./stale-postmaster";
 
 export type EmbeddedPostgresOptions = {
@@ -75,6 +76,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   } else {
     const { EmbeddedPostgres, postgresBinary } = await loadPackage();
     const isRoot = process.getuid?.() === 0;
+    if (isRoot) grantPostgresUserTraversal([postgresBinary, dataDir], (message) => process.stderr.write(`keyhook: ${message}\n`));
     if (!existsSync(path.join(dataDir, "PG_VERSION"))) {
       const cluster = new EmbeddedPostgres({
         databaseDir: dataDir,
