@@ -7,8 +7,9 @@ import { grantPostgresUserTraversal } from "@/lib/dev/postgres-user-access";
 describe("the postgres user can reach a checkout under a private directory", () => {
   it("adds only the search bit to ancestors that lack it, and says so", () => {
     const root = mkdtempSync(path.join(os.tmpdir(), "keyhook-access-")); // mode 700, like mktemp -d
+    // .data does not exist yet on a fresh clone.
     const data = path.join(root, "project", ".data", "postgres");
-    mkdirSync(path.dirname(data), { recursive: true, mode: 0o755 });
+    mkdirSync(path.join(root, "project"), { mode: 0o755 });
     const messages: string[] = [];
 
     grantPostgresUserTraversal([data], (m) => messages.push(m));
