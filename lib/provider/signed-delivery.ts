@@ -39,12 +39,13 @@ export type SignedDelivery = { body: string; headers: Record<string, string> };
 
 /** Signs a body with one or more secrets (several during a secret rotation, space-separated). */
 export function signDelivery(options: { body: string; webhookId: string; secrets: readonly string[]; timestamp?: Date }): SignedDelivery {
-  const signatures = options.secrets.map(
-    (secret) => signWebhook({ secret, webhookId: options.webhookId, body: options.body, timestamp: options.timestamp })["webhook-signature"],
-  );
-  const first = signWebhook({ secret: options.secrets[0]!, webhookId: options.webhookId, body: options.body, timestamp: options.timestamp });
+  // One timestamp for the header and every signature: read twice, a second boundary in between
+  // would sign one time and announce another (an intermittent 401).
+  const timestamp = options.timestamp ?? new Date();
+  const [first, ...others] = options.secrets.map((secret) => signWebhook({ secret, webhookId: options.webhookId, body: options.body, timestamp }));
+  const signatures = [first!, ...others].map((headers) => headers["webhook-signature"]);
   return {
     body: options.body,
-    headers: { "content-type": "application/json", ...first, "webhook-signature": signatures.join(" ") },
+    headers: { "content-type": "application/json", ...first!, "webhook-signature": signatures.join(" ") },
   };
 }
