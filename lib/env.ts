@@ -64,6 +64,8 @@ const schema = z
     PROVIDER_TIMEOUT_MS: intSetting(100, 120_000).default(10_000),
     /** Our webhook endpoint as the provider must call it; when set, the worker registers it at start. */
     PROVIDER_WEBHOOK_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
+    /** How often the worker folds new claims and receipts into the dashboard's hourly counts (lib/rollups). */
+    ROLLUP_INTERVAL_MS: intSetting(100, 3_600_000).default(5_000),
     /** How often the outbox worker looks for due rows when it found none. */
     OUTBOX_POLL_INTERVAL_MS: intSetting(10, 60_000).default(1_000),
     /** A claimed row becomes due again after this long if its worker died mid-send. */
