@@ -37,8 +37,11 @@ export async function startAppUnderTest(options: {
   port: number;
   pgPort: number;
   env?: Record<string, string>;
-  /** Keep the benchmark database of a previous run (a 10M-row fill takes many minutes). */
-  keepDatabase?: boolean;
+  /**
+   * Keep the benchmark database of a previous run whose database comment is this label (a
+   * 10M-row fill takes many minutes; the fill writes the label with COMMENT ON DATABASE).
+   */
+  keepDatabaseLabelled?: string;
 }): Promise<AppUnderTest> {
   if (!existsSync(".next/BUILD_ID")) {
     console.log("bench: no production build yet, running `npm run build` …");
@@ -54,8 +57,10 @@ export async function startAppUnderTest(options: {
   });
   const admin = new pg.Client({ connectionString: server.adminUrl("postgres") });
   await admin.connect();
-  const exists = (await admin.query("SELECT 1 FROM pg_database WHERE datname = 'keyhook_bench'")).rowCount === 1;
-  if (!options.keepDatabase || !exists) {
+  const kept = options.keepDatabaseLabelled
+    ? (await admin.query("SELECT 1 FROM pg_database WHERE datname = 'keyhook_bench' AND shobj_description(oid, 'pg_database') = $1", [options.keepDatabaseLabelled])).rowCount === 1
+    : false;
+  if (!kept) {
     await admin.query("DROP DATABASE IF EXISTS keyhook_bench WITH (FORCE)");
     await admin.query("CREATE DATABASE keyhook_bench");
   }

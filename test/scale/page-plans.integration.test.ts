@@ -26,7 +26,9 @@ beforeAll(async () => {
   await foldRollups();
   await foldRollups();
   logged = new PrismaClient({ adapter: new PrismaPg({ connectionString: process.env.DATABASE_URL! }), log: [{ emit: "event", level: "query" }] });
-  logged.$on("query", (event) => {
+  // The client's generic options type does not carry the log setting through; the event is documented.
+  const events = logged as unknown as { $on: (name: "query", listener: (event: { query: string; params: string }) => void) => void };
+  events.$on("query", (event) => {
     captured.push({ query: event.query, params: JSON.parse(event.params) as unknown[] });
   });
 }, 600_000);
