@@ -1,10 +1,13 @@
 import "server-only";
 // Exact counts of claims or receipts in a time range, read from the hourly counts plus the rows
 // the counts do not hold yet: the partial hours at either end of the range, and the rows past the
-// watermark (fold-rollups.ts). One statement, so the watermark and the counts are one snapshot.
-// Cost: the hours in the range plus at most two hours of rows plus the unfolded tail, whatever
-// the table size.
-import { prisma, type DbOrTx } from "../db";
+// watermark (fold-rollups.ts). The watermark is read first and passed to the count as a value
+// (not a subquery), so the planner sees how short the tail is and walks the primary key for it
+// instead of the received_at index; both statements run in one REPEATABLE READ transaction, so
+// they see one snapshot. Cost: the hours in the range plus at most two hours of rows plus the
+// unfolded tail, whatever the table size.
+import { prisma, type DbOrTx, type Tx } from "../db";
+import { Prisma } from "../generated/prisma/client";
 import { ROLLUP_SOURCES, type RollupSource } from "./rollup-sources";
 
 const HOUR_MS = 3_600_000;
@@ -32,7 +35,7 @@ export async function countRollup(options: RollupCountOptions, db: DbOrTx = pris
   const okCounted = options.source === "receipts" ? "ok_rows" : "0";
   const day = (column: string) => (options.byDay ? `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD')` : "NULL::text");
 
-  const params: unknown[] = [options.source];
+  const params: unknown[] = [];
   const param = (value: unknown) => {
     params.push(value);
     return `$${params.length}::timestamptz`;
@@ -41,6 +44,7 @@ export async function countRollup(options: RollupCountOptions, db: DbOrTx = pris
     [lower ? `${column} >= ${param(lower)}` : "true", upper ? `${column} < ${param(upper)}` : "true"].join(" AND ");
 
   const parts: string[] = [];
+  let foldedIdParam = -1;
   const live = (where: string) =>
     `SELECT ${day("received_at")} AS day, ${keyOf} AS key, 1::bigint AS rows, (${okOf})::bigint AS ok_rows FROM ${options.source} WHERE ${where}`;
   if (hasWhole) {
@@ -49,21 +53,29 @@ export async function countRollup(options: RollupCountOptions, db: DbOrTx = pris
        WHERE ${range("hour", wholeFrom, wholeTo)}`,
     );
     // Rows the fold has not reached, inside the whole hours (the PK range: a short tail).
-    parts.push(live(`id > (SELECT folded_id FROM mark) AND ${range("received_at", wholeFrom, wholeTo)}`));
+    foldedIdParam = params.push(null) - 1;
+    parts.push(live(`id > $${foldedIdParam + 1}::bigint AND ${range("received_at", wholeFrom, wholeTo)}`));
     if (from && wholeFrom && from < wholeFrom) parts.push(live(range("received_at", from, wholeFrom)));
     if (to && wholeTo && wholeTo < to) parts.push(live(range("received_at", wholeTo, to)));
   } else {
     parts.push(live(range("received_at", from, to)));
   }
 
-  const rows = await db.$queryRawUnsafe<{ day: string | null; key: string; rows: bigint; ok_rows: bigint }[]>(
-    `WITH mark AS (SELECT folded_id FROM rollup_watermarks WHERE source = $1)
-     SELECT day, key, sum(rows)::bigint AS rows, sum(ok_rows)::bigint AS ok_rows
+  const sql = `SELECT day, key, sum(rows)::bigint AS rows, sum(ok_rows)::bigint AS ok_rows
      FROM (${parts.join("\n UNION ALL ")}) counted
      GROUP BY day, key HAVING sum(rows) > 0
-     ORDER BY day, key`,
-    ...params,
-  );
+     ORDER BY day, key`;
+  const count = async (tx: DbOrTx) => {
+    if (foldedIdParam >= 0) {
+      const [mark] = await tx.$queryRawUnsafe<{ folded_id: bigint }[]>(`SELECT folded_id FROM rollup_watermarks WHERE source = $1`, options.source);
+      params[foldedIdParam] = mark?.folded_id ?? 0n;
+    }
+    return tx.$queryRawUnsafe<{ day: string | null; key: string; rows: bigint; ok_rows: bigint }[]>(sql, ...params);
+  };
+  const rows =
+    foldedIdParam >= 0 && "$transaction" in db
+      ? await db.$transaction((tx: Tx) => count(tx), { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead })
+      : await count(db);
   return rows.map((r) => ({ day: r.day, key: r.key, rows: Number(r.rows), okRows: Number(r.ok_rows) }));
 }
 
