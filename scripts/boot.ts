@@ -10,9 +10,9 @@ import { createRequire } from "node:module";
 import { constants } from "node:os";
 import nextEnv from "@next/env"; // CommonJS without detectable named exports
 import { parseEnv } from "../lib/env";
-import { startOrphanGuard } from "../lib/dev/orphan-guard";
-import { prepareDatabase, type PreparedDatabase } from "../lib/dev/prepare-database";
-import { startDevCompanions, type DevCompanions } from "../lib/provider/dev-companions";
+import { startOrphanGuard } from "../tooling/dev/orphan-guard";
+import { prepareDatabase, type PreparedDatabase } from "../tooling/dev/prepare-database";
+import { startDevCompanions, type DevCompanions } from "../tooling/dev/dev-companions";
 import { DEMO_PASSWORD, DEMO_USERS } from "../lib/auth/demo-users";
 
 type Mode = "dev" | "start";
@@ -93,7 +93,7 @@ async function boot(): Promise<void> {
     detached: true,
   });
   next = child;
-  // The provider simulator and the outbox worker (dev; see lib/provider/dev-companions.ts).
+  // The provider simulator and the outbox worker (dev; see tooling/dev/dev-companions.ts).
   companions = startDevCompanions({ mode, appPort: config.port, env: childEnv });
   const owned = database.embedded?.owned ? database.embedded.pid : undefined;
   guard = startOrphanGuard({ nextGroup: child.pid, postmaster: owned });

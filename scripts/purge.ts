@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import nextEnv from "@next/env"; // CommonJS without detectable named exports
 import { parseEnv } from "../lib/env";
-import { prepareDatabase } from "../lib/dev/prepare-database";
+import { prepareDatabase } from "../tooling/dev/prepare-database";
 
 const usage = "usage: npm run purge -- [--batch-size N (1..50000)] [--pause-ms N]";
 

@@ -8,7 +8,7 @@ import {
   latestMigratedDefinition,
   listFunctionSources,
   readFunctionSource,
-} from "@/lib/migrations/sql-functions";
+} from "@/tooling/migrations/sql-functions";
 
 const names = await listFunctionSources();
 let client: pg.Client;

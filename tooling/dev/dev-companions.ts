@@ -9,7 +9,7 @@
 // provider in PROVIDER_URL). Each child gets a pipe on stdin and exits when it closes, so a
 // SIGKILLed launcher leaves no orphan holding a port.
 import { spawn, type ChildProcess } from "node:child_process";
-import { DEFAULT_PROVIDER_URL } from "../env";
+import { DEFAULT_PROVIDER_URL } from "../../lib/env";
 
 export type DevCompanions = { stop(): Promise<void> };
 
