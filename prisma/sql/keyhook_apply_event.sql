@@ -164,9 +164,10 @@ BEGIN
         WHERE id = p_key_id;
         v_reason := format('key %s was already %s; it stays deactivated', p_key_id, v_key.status);
       ELSE
-        -- The status guard is re-checked on the row version this UPDATE finally locks: a revoke
-        -- from the dashboard (which does not take the tenant lock) may have committed since the
-        -- read above, and a revoked key must never become active again.
+        -- Every writer of a district's keys takes the tenant lock first (lib/keys/tenant-lock.ts),
+        -- so the key read above is current. The status guard is a second line, re-checked on the
+        -- row version this UPDATE locks: should a writer ever skip the lock, a revoked key still
+        -- never becomes active again.
         UPDATE api_keys SET status = 'active', prefix = COALESCE(p_prefix, prefix),
           scopes = COALESCE(p_scopes, scopes), activated_seq = p_sequence,
           activated_at = COALESCE(activated_at, p_occurred_at),
