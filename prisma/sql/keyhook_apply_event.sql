@@ -21,7 +21,7 @@ CREATE OR REPLACE FUNCTION keyhook_apply_event(
   p_occurred_at timestamptz,
   p_payload jsonb,
   p_received_at timestamptz
-) RETURNS TABLE (outcome text, reason text, ledger_id bigint, first_outcome text, first_received_at timestamptz)
+) RETURNS TABLE (outcome text, reason text, ledger_id bigint, first_outcome text)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_started timestamptz := clock_timestamp();
@@ -48,10 +48,10 @@ BEGIN
 
   IF v_ledger_id IS NULL THEN
     RETURN QUERY
-      SELECT 'duplicate'::text, NULL::text, pe.id, pe.outcome, pe.received_at
+      SELECT 'duplicate'::text, NULL::text, pe.id, pe.outcome
       FROM processed_events pe WHERE pe.tenant_id = p_tenant_id AND pe.event_id = p_event_id;
     IF NOT FOUND THEN
-      RETURN QUERY SELECT 'duplicate'::text, NULL::text, NULL::bigint, NULL::text, NULL::timestamptz;
+      RETURN QUERY SELECT 'duplicate'::text, NULL::text, NULL::bigint, NULL::text;
     END IF;
     RETURN;
   END IF;
@@ -60,7 +60,7 @@ BEGIN
     UPDATE processed_events SET reason = 'unknown event type', processed_at = clock_timestamp(),
       processing_micros = (extract(epoch FROM clock_timestamp() - v_started) * 1000000)::int
     WHERE id = v_ledger_id;
-    RETURN QUERY SELECT 'ignored'::text, 'unknown event type'::text, v_ledger_id, NULL::text, NULL::timestamptz;
+    RETURN QUERY SELECT 'ignored'::text, 'unknown event type'::text, v_ledger_id, NULL::text;
     RETURN;
   END IF;
 
@@ -98,7 +98,7 @@ BEGIN
     UPDATE processed_events SET outcome = v_outcome, reason = v_reason, processed_at = clock_timestamp(),
       processing_micros = (extract(epoch FROM clock_timestamp() - v_started) * 1000000)::int
     WHERE id = v_ledger_id;
-    RETURN QUERY SELECT v_outcome, v_reason, v_ledger_id, NULL::text, NULL::timestamptz;
+    RETURN QUERY SELECT v_outcome, v_reason, v_ledger_id, NULL::text;
     RETURN;
   END IF;
 
@@ -183,6 +183,6 @@ BEGIN
   UPDATE processed_events SET outcome = v_outcome, reason = v_reason, processed_at = clock_timestamp(),
     processing_micros = (extract(epoch FROM clock_timestamp() - v_started) * 1000000)::int
   WHERE id = v_ledger_id;
-  RETURN QUERY SELECT v_outcome, v_reason, v_ledger_id, NULL::text, NULL::timestamptz;
+  RETURN QUERY SELECT v_outcome, v_reason, v_ledger_id, NULL::text;
 END;
 $$;

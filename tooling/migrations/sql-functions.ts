@@ -66,7 +66,7 @@ export function functionMigrationSql(name: string, source: string, options: { dr
     "-- change the function there (its comments say why it works as it does) and generate a new",
     "-- migration; never edit this file.",
   ];
-  const drop = options.dropSignature === undefined ? [] : [`DROP FUNCTION IF EXISTS ${name}(${options.dropSignature});`, ""];
+  const drop = options.dropSignature === undefined ? [] : [`DROP FUNCTION ${name}(${options.dropSignature});`, ""];
   const definition = definitionIn(source, name);
   if (definition === null) throw new Error(`the source of ${name} holds no "CREATE OR REPLACE FUNCTION ${name}(… $$;"`);
   return [...header, "", ...drop, definition, ""].join("\n");
