@@ -3,8 +3,8 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import pg from "pg";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../lib/dev/embedded-postgres";
-import { applyMigrations } from "../../lib/migrations/wasm-engine";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../tooling/dev/embedded-postgres";
+import { applyMigrations } from "../../tooling/migrations/wasm-engine";
 import { processTree } from "./process-cpu";
 
 /** The secret every benchmark signs with (not a real one). */
