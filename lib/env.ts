@@ -124,6 +124,9 @@ const schema = z
 
 export type Env = Omit<z.infer<typeof schema>, "WEBHOOK_SECRETS"> & { WEBHOOK_SECRETS: string[] };
 
+/** The name of every setting this reader knows (.env.example documents each one). */
+export const SETTING_NAMES = Object.keys(schema.shape) as (keyof Env)[];
+
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = schema.safeParse(source);
   if (!result.success) {
