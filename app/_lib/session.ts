@@ -10,7 +10,11 @@ import { loadActor } from "@/lib/auth/load-actor";
 import { can, type Permission } from "@/lib/auth/permissions";
 
 export async function currentActor(): Promise<Actor | null> {
-  const session = await getServerSession(authOptions());
+  return actorOfSession(await getServerSession(authOptions()));
+}
+
+/** The user a decoded session names, if that session is still current (tests call it directly). */
+export function actorOfSession(session: { user?: unknown } | null | undefined): Promise<Actor | null> {
   const user = session?.user as { id?: string | null; sessionVersion?: number | null } | undefined;
   return loadActor(user?.id, undefined, { sessionVersion: user?.sessionVersion });
 }
