@@ -93,8 +93,8 @@ const schema = z
      * N: the N-th entry from the right of x-forwarded-for, the one our outermost proxy appended.
      */
     TRUSTED_PROXY_HOPS: intSetting(0, 10).default(0),
-    /** Full CSV exports streaming at once per process; more are answered 503 + Retry-After. */
-    CSV_EXPORT_CONCURRENCY: intSetting(1, 100).default(2),
+    /** Full CSV exports streaming at once per process; 4 more wait, beyond that 503 + Retry-After. */
+    CSV_EXPORT_CONCURRENCY: intSetting(1, 100).default(1),
     /** Launcher: where the embedded PostgreSQL keeps its data and listens (when DATABASE_URL is unset). */
     KEYHOOK_DATA_DIR: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
     KEYHOOK_PG_PORT: intSetting(1, 65535).optional(),

@@ -11,28 +11,15 @@ export class Semaphore {
     readonly maxQueued: number,
   ) {}
 
-  /** Runs `task` when a slot is free; returns `{ busy: true }` without running it if the queue is full. */
-  async run<T>(task: () => Promise<T>): Promise<{ busy: false; value: T } | { busy: true }> {
+  /** Waits for a slot; null at once when the queue is full. Call the release function exactly when done. */
+  async acquire(): Promise<(() => void) | null> {
     if (this.running >= this.limit) {
-      if (this.waiting.length >= this.maxQueued) return { busy: true };
+      if (this.waiting.length >= this.maxQueued) return null;
+      // The releaser hands its slot straight over (running stays the same).
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     } else {
       this.running++;
     }
-    try {
-      return { busy: false, value: await task() };
-    } finally {
-      // Hand the slot straight to the next waiter (running stays the same), or free it.
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running--;
-    }
-  }
-
-  /** Takes a slot for as long as the caller holds it (a streamed response); null when busy. */
-  tryAcquire(): (() => void) | null {
-    if (this.running >= this.limit) return null;
-    this.running++;
     let released = false;
     return () => {
       if (released) return;
@@ -41,6 +28,17 @@ export class Semaphore {
       if (next) next();
       else this.running--;
     };
+  }
+
+  /** Runs `task` when a slot is free; returns `{ busy: true }` without running it if the queue is full. */
+  async run<T>(task: () => Promise<T>): Promise<{ busy: false; value: T } | { busy: true }> {
+    const release = await this.acquire();
+    if (!release) return { busy: true };
+    try {
+      return { busy: false, value: await task() };
+    } finally {
+      release();
+    }
   }
 
   get stats(): { running: number; queued: number } {

@@ -23,10 +23,10 @@ function actionFiles(dir = path.join(root, "app")): string[] {
 }
 
 /** Files that say "use server" at the top: every one of them must be an actions.ts. */
-function useServerFiles(dir = path.join(root, "app")): string[] {
+function serverActionModules(dir = path.join(root, "app")): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return useServerFiles(full);
+    if (entry.isDirectory()) return serverActionModules(full);
     return /\.tsx?$/.test(entry.name) && /^\s*["']use server["']/.test(readFileSync(full, "utf8")) ? [full] : [];
   });
 }
@@ -36,7 +36,7 @@ describe("every server action declares its permission", () => {
 
   it("finds the action files, and no other file is a server-action module", () => {
     expect(files.length).toBeGreaterThanOrEqual(6);
-    expect(useServerFiles().sort()).toEqual([...files].sort());
+    expect(serverActionModules().sort()).toEqual([...files].sort());
   });
 
   it.each(files.map((f) => [path.relative(root, f), f]))("%s: each export is action(permission, schema, handler)", async (_name, file) => {
