@@ -14,7 +14,9 @@ import { can, PERMISSIONS, type Permission } from "@/lib/auth/permissions";
 import { isAppError } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 
-export type ActionResult = { ok: boolean; message: string; at: number };
+import type { ActionResult } from "@/components/action-result";
+
+export type { ActionResult };
 export type FormAction = (previous: ActionResult | null, form?: FormData) => Promise<ActionResult>;
 
 export type ActionDeclaration<S extends z.ZodType = z.ZodType> = {

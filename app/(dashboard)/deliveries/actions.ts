@@ -5,7 +5,7 @@ import { bulkRedeliverFailed } from "@/lib/deliveries/bulk-redeliver-failed";
 import { replayStoredEvent } from "@/lib/deliveries/replay-stored-event";
 import { requestRedelivery } from "@/lib/deliveries/request-redelivery";
 import { AppError } from "@/lib/errors";
-import { parseUtcDateTime } from "@/lib/ledger/ledger-filters";
+import { parseUtcDateTime } from "@/lib/listing/query-filters";
 import { action, text } from "../../_lib/run-action";
 
 const storedEvent = z.object({ tenantId: text(200), eventId: text(200) });
