@@ -6,29 +6,29 @@ import "server-only";
 import { prisma, type Db } from "../db";
 import { env } from "../env";
 import type { KeyEvent, UnknownTypeEvent } from "./event-schema";
+import type { ClaimOutcome } from "./ingest-result";
 
-export type IngestOutcome = "applied" | "duplicate" | "stale" | "quarantined" | "ignored";
+export type IngestOutcome = ClaimOutcome | "duplicate";
 
 export type ApplyResult = {
   outcome: IngestOutcome;
   reason: string | null;
-  ledgerId: bigint | null;
   /** For a duplicate: what the first delivery of this event did. */
   firstOutcome: string | null;
 };
 
 export type ApplyKeyEventOptions = {
   event: KeyEvent | UnknownTypeEvent;
-  /** The raw JSON body, stored as the ledger payload. */
-  rawBody: string;
+  /** The JSON text stored as the ledger payload: validated as storable and redacted (ingest-event.ts). */
+  payloadJson: string;
   receivedAt: Date;
   receipt: { webhookId: string; bodyBytes: number; handlerMicros: number; source: "provider" | "replay" };
 };
 
-type Row = { outcome: IngestOutcome; reason: string | null; ledger_id: bigint | null; first_outcome: string | null };
+type Row = { outcome: IngestOutcome; reason: string | null; first_outcome: string | null };
 
 export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = prisma): Promise<ApplyResult> {
-  const { event, rawBody, receivedAt, receipt } = options;
+  const { event, payloadJson, receivedAt, receipt } = options;
   const key = "keyId" in event ? event : null;
   const timeout = env().INGEST_TX_TIMEOUT_MS;
 
@@ -38,7 +38,7 @@ export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = pris
         SELECT * FROM keyhook_apply_event(
           ${event.tenantId}, ${event.id}, ${event.type}, ${key?.keyId ?? null}, ${key?.previousKeyId ?? null},
           ${event.sequence}::bigint, ${key?.prefix ?? null}, ${key?.scopes ?? null}::text[],
-          ${event.occurredAt}::timestamptz, ${rawBody}::jsonb, ${receivedAt}::timestamptz)
+          ${event.occurredAt}::timestamptz, ${payloadJson}::jsonb, ${receivedAt}::timestamptz)
       ), receipt AS (
         INSERT INTO receipts (received_at, webhook_id, tenant_id, event_id, signature_verdict, status, outcome,
                               latency_micros, body_bytes, source)
@@ -49,10 +49,10 @@ export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = pris
                ${receipt.bodyBytes}::int, ${receipt.source}
         FROM applied
       )
-      SELECT outcome, reason, ledger_id, first_outcome FROM applied`,
+      SELECT outcome, reason, first_outcome FROM applied`,
     { maxWait: timeout, timeout },
   );
   const row = rows[0];
   if (!row) throw new Error("keyhook_apply_event returned no row");
-  return { outcome: row.outcome, reason: row.reason, ledgerId: row.ledger_id, firstOutcome: row.first_outcome };
+  return { outcome: row.outcome, reason: row.reason, firstOutcome: row.first_outcome };
 }

@@ -1,6 +1,8 @@
 import { auditCsvLines } from "@/lib/audit/audit-csv-lines";
 import { parseAuditFilters } from "@/lib/audit/audit-filters";
 import { csvStream } from "@/lib/csv/csv-stream";
+import { AppError } from "@/lib/errors";
+import { toResponse } from "@/lib/http/to-response";
 import { requireRouteActor } from "../../../_lib/session";
 
 export const dynamic = "force-dynamic";
@@ -9,7 +11,7 @@ export async function GET(request: Request) {
   const actor = await requireRouteActor("audit.export");
   if (actor instanceof Response) return actor;
   const { filters, errors } = parseAuditFilters(Object.fromEntries(new URL(request.url).searchParams));
-  if (errors.length) return Response.json({ error: errors.join(" ") }, { status: 400 });
+  if (errors.length) return toResponse(new AppError("bad_request", errors.join(" ")));
   const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, "-");
   return new Response(csvStream(auditCsvLines({ actor, filters })), {
     headers: {
