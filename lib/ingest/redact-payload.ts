@@ -20,12 +20,13 @@ type Fields = Readonly<Record<string, z.ZodType>>;
 export function redactPayload(body: unknown, options: { checkShapes: boolean }): RedactedPayload {
   if (!isPlainObject(body)) return { payload: markerFor(body), redacted: true };
   const data = body.data;
-  const dataIsClean = data === undefined || (isPlainObject(data) && isClean(data, CONTRACT_DATA_FIELDS, options.checkShapes));
+  const dataIsClean = data === undefined || isMarker(data) || (isPlainObject(data) && isClean(data, CONTRACT_DATA_FIELDS, options.checkShapes));
   if (dataIsClean && isClean(body, CONTRACT_FIELDS, options.checkShapes, "data")) return { payload: body, redacted: false };
 
   const entries = Object.keys(body).map((key): [string, unknown] => {
     const value = body[key];
     if (key === "data") {
+      if (isMarker(value)) return [key, value];
       if (!isPlainObject(value)) return [key, markerFor(value)];
       return [key, Object.fromEntries(Object.keys(value).map((inner) => [inner, keptOrMarker(value[inner], CONTRACT_DATA_FIELDS, inner, options.checkShapes)]))];
     }
@@ -48,7 +49,8 @@ function keptOrMarker(value: unknown, fields: Fields, key: string, checkShapes: 
 }
 
 function keeps(value: unknown, fields: Fields, key: string, checkShapes: boolean): boolean {
-  if (!Object.hasOwn(fields, key)) return isMarker(value); // an earlier redaction, kept as it is
+  if (isMarker(value)) return true; // an earlier redaction (a stored row shown or replayed), kept as it is
+  if (!Object.hasOwn(fields, key)) return false;
   return !checkShapes || fields[key]!.safeParse(value).success;
 }
 

@@ -116,7 +116,7 @@ function endOfString(text: string, open: number): number {
   return text.length;
 }
 
-export type StorableProblem = { problem: "too_deep" | "nul" | "lone_surrogate" | "non_finite_number"; path: (string | number)[] };
+export type StorableProblem = { problem: "too_deep" | "nul" | "lone_surrogate"; path: (string | number)[] };
 
 type Frame = { container: object; keys: string[] | null; index: number };
 
@@ -162,13 +162,12 @@ function frameOf(container: object): Frame {
   return { container, keys: Array.isArray(container) ? null : Object.keys(container), index: 0 };
 }
 
+// Numbers are not checked here: 9e131071 reads as Infinity yet PostgreSQL stores it; the raw
+// text is the authority (unstorableNumberOffset), and a replayed value came out of jsonb.
 function problemOfLeaf(value: unknown): StorableProblem["problem"] | null {
-  if (typeof value === "string") {
-    if (value.includes("\u0000")) return "nul";
-    if (!value.isWellFormed()) return "lone_surrogate";
-  } else if (typeof value === "number" && !Number.isFinite(value)) {
-    return "non_finite_number";
-  }
+  if (typeof value !== "string") return null;
+  if (value.includes("\u0000")) return "nul";
+  if (!value.isWellFormed()) return "lone_surrogate";
   return null;
 }
 
@@ -178,7 +177,10 @@ function isStorableString(value: string): boolean {
 
 /** The sender-facing sentence for a problem: field names only, never a value from the body. */
 export function describeUnstorable({ problem, path }: StorableProblem): string {
-  const shown = path.slice(0, 8).map(String).join(".") + (path.length > 8 ? ".…" : "");
+  // The field names themselves may hold the very character refused: shown escaped, or the
+  // receipt that records this sentence could not be stored either.
+  const segment = (key: string | number) => String(key).replaceAll("\u0000", "\\u0000").toWellFormed();
+  const shown = path.slice(0, 8).map(segment).join(".") + (path.length > 8 ? ".…" : "");
   const at = shown ? ` at ${shown.slice(0, 200)}` : "";
   switch (problem) {
     case "too_deep":
@@ -187,7 +189,5 @@ export function describeUnstorable({ problem, path }: StorableProblem): string {
       return `body contains a NUL character (\\u0000)${at}, which cannot be stored`;
     case "lone_surrogate":
       return `body contains a lone UTF-16 surrogate${at}, which cannot be stored`;
-    case "non_finite_number":
-      return `body contains a number out of range${at}, which cannot be stored`;
   }
 }
