@@ -46,7 +46,7 @@ async function ledgerId(eventId: string): Promise<string> {
 
 describe("payload redaction", () => {
   it("replaces everything outside the contract before it is stored, keeping field names and sizes", async () => {
-    const event = {
+    const event: Record<string, unknown> = {
       ...keyEvent({ id: "evt_secret_1", type: "key.created", tenantId: OWN, keyId: "key_secret_1", sequence: 10, prefix: "ik_live_abcd" }),
       api_token: { value: SECRET, nested: [1, 2, 3] },
     };
@@ -68,7 +68,7 @@ describe("payload redaction", () => {
   });
 
   it("the secret appears in no stored row, no ledger page and no CSV: applied, quarantined, unknown type, rejected, replayed", async () => {
-    const withSecret = (event: Record<string, unknown>) => ({ ...event, data: { ...(event.data as object), secret: SECRET } });
+    const withSecret = (event: Record<string, unknown>): Record<string, unknown> => ({ ...event, data: { ...(event.data as object), secret: SECRET } });
     const applied = withSecret(keyEvent({ id: "evt_s_applied", type: "key.created", tenantId: OWN, keyId: "key_s_applied", sequence: 20 }));
     // Names the other district's key: quarantined, and shown on the quarantine list.
     const quarantined = withSecret(keyEvent({ id: "evt_s_quarantined", type: "key.created", tenantId: OWN, keyId: "key_district-other_2", sequence: 21 }));
