@@ -60,8 +60,10 @@ test("ledger ids a URL can carry but no row has are a 404, not a 500", async ({ 
 
 test("key material in a payload reaches no page, no CSV and no stored row; a deep stored payload renders", async ({ page, baseURL }) => {
   const api = await apiAs(baseURL!, null);
-  const event = { ...buildKeyEvent({ id: "evt_e2e_secret", type: "key.created", tenantId: TENANT, keyId: "key_e2e_secret", sequence: 900_001 }) };
-  event.data = { ...(event.data as object), secret: SECRET };
+  // A revoke of a key nobody knows: a tombstone, so the demo district's active key (which the
+  // journeys revoke later) stays as it is.
+  const event = buildKeyEvent({ id: "evt_e2e_secret", type: "key.revoked", tenantId: TENANT, keyId: "key_e2e_secret", sequence: 900_001 });
+  event.data = { secret: SECRET };
   const signed = signDelivery({ body: JSON.stringify(event), webhookId: "evt_e2e_secret", secrets: [DEV_WEBHOOK_SECRET] });
   const delivered = await api.post("/api/webhooks/keys", { headers: signed.headers, data: signed.body });
   expect(delivered.status()).toBe(200);
