@@ -2,6 +2,7 @@ import "server-only";
 // POST /api/webhooks/keys: the delivery's HTTP side (method, size, signature, JSON), then the
 // ingest core (ingest-event.ts). `receiveKeyWebhook` returns a domain result; `handleKeyWebhook`
 // is the route's Request → Response, so tests and benchmarks drive it without a Next server.
+// Status codes: docs/design.md, "Status codes".
 import { env } from "../env";
 import { toResponse } from "../http/to-response";
 import { ingestEvent, reject, type DeliveryContext } from "./ingest-event";
