@@ -34,6 +34,7 @@ const PARAMETERS: Record<string, string> = {
   "key?.scopes ?? null": `ARRAY['rosters:read']`,
   "event.occurredAt": "now()",
   rawBody: BODY,
+  payloadJson: BODY,
   receivedAt: "now()",
   "receipt.webhookId": `'evt_l0'`,
   'receipt.source === "replay" ? "not_checked" : "valid"': `'valid'`,

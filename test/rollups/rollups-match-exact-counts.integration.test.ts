@@ -78,7 +78,7 @@ async function expectFoldedToTheEnd() {
 async function apply(event: Sent, receivedAt: Date, source: "provider" | "replay") {
   await applyKeyEvent({
     event: { id: event.id, type: event.type as "key.created", tenantId: event.tenantId, keyId: event.keyId, previousKeyId: event.previousKeyId, sequence: event.sequence, occurredAt: receivedAt, prefix: "ik_live_p", scopes: ["rosters:read"] },
-    rawBody: event.body,
+    payloadJson: event.body,
     receivedAt,
     receipt: { webhookId: event.id, bodyBytes: event.body.length, handlerMicros: 1, source },
   });
