@@ -5,6 +5,7 @@ import "server-only";
 // same statement, so an answered delivery and its receipt commit or vanish together.
 import { prisma, type Db } from "../db";
 import { env } from "../env";
+import { Prisma } from "../generated/prisma/client";
 import type { KeyEvent, UnknownTypeEvent } from "./event-schema";
 
 export type IngestOutcome = "applied" | "duplicate" | "stale" | "quarantined" | "ignored";
@@ -28,14 +29,25 @@ export type ApplyKeyEventOptions = {
 type Row = { outcome: IngestOutcome; reason: string | null; ledger_id: bigint | null; first_outcome: string | null };
 
 export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = prisma): Promise<ApplyResult> {
-  const { event, rawBody, receivedAt, receipt } = options;
-  const key = "keyId" in event ? event : null;
   const timeout = env().INGEST_TX_TIMEOUT_MS;
 
-  const rows = await db.$transaction(
-    (tx) => tx.$queryRaw<Row[]>`
+  const rows = await db.$transaction((tx) => tx.$queryRaw<Row[]>(ingestStatement(options, timeout)), { maxWait: timeout, timeout });
+  const row = rows[0];
+  if (!row) throw new Error("keyhook_apply_event returned no row");
+  return { outcome: row.outcome, reason: row.reason, ledgerId: row.ledger_id, firstOutcome: row.first_outcome };
+}
+
+/**
+ * The one statement of the ingest transaction. keyhook_ingest sets the transaction's lock_timeout
+ * (= the ingest timeout) and idle timeout itself, so it works the same through a pooler; exported
+ * so a test can look at the transaction it leaves behind.
+ */
+export function ingestStatement(options: ApplyKeyEventOptions, lockTimeoutMs: number): Prisma.Sql {
+  const { event, rawBody, receivedAt, receipt } = options;
+  const key = "keyId" in event ? event : null;
+  return Prisma.sql`
       WITH applied AS MATERIALIZED (
-        SELECT * FROM keyhook_apply_event(
+        SELECT * FROM keyhook_ingest(${lockTimeoutMs}::int,
           ${event.tenantId}, ${event.id}, ${event.type}, ${key?.keyId ?? null}, ${key?.previousKeyId ?? null},
           ${event.sequence}::bigint, ${key?.prefix ?? null}, ${key?.scopes ?? null}::text[],
           ${event.occurredAt}::timestamptz, ${rawBody}::jsonb, ${receivedAt}::timestamptz)
@@ -49,10 +61,5 @@ export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = pris
                ${receipt.bodyBytes}::int, ${receipt.source}
         FROM applied
       )
-      SELECT outcome, reason, ledger_id, first_outcome FROM applied`,
-    { maxWait: timeout, timeout },
-  );
-  const row = rows[0];
-  if (!row) throw new Error("keyhook_apply_event returned no row");
-  return { outcome: row.outcome, reason: row.reason, ledgerId: row.ledger_id, firstOutcome: row.first_outcome };
+      SELECT outcome, reason, ledger_id, first_outcome FROM applied`;
 }
