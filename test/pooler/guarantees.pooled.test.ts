@@ -61,6 +61,16 @@ describe("the ingest transaction through the pooler", () => {
       Array.from({ length: 4 }, () => prisma.$transaction((tx) => tx.$queryRaw<{ lock_timeout: string }[]>`SHOW lock_timeout`)),
     );
     expect(after.map((rows) => rows[0]!.lock_timeout)).toEqual(["0", "0", "0", "0"]);
+
+    // A database or role whose default isolation is not READ COMMITTED gets a refusal, not a
+    // silently different ingest.
+    await expect(
+      prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`SET TRANSACTION ISOLATION LEVEL SERIALIZABLE`;
+        await tx.$queryRaw(statement);
+      }),
+    ).rejects.toThrow(/keyhook_ingest must run at READ COMMITTED, not serializable/);
+    expect(await prisma.processedEvent.count()).toBe(1);
   });
 });
 

@@ -42,7 +42,7 @@ export default async function setup(project: TestProject) {
   // pgbouncer makes those tests skip with the reason, or fail under CI=true (via-pooler.ts).
   let bouncer: PgBouncer | null = null;
   const found = findPgBouncer();
-  if (found.bin) {
+  if (found.bin !== null) {
     bouncer = await startPgBouncer({
       upstreamUrl: adminUrl,
       port: Number(process.env.TEST_PGBOUNCER_PORT ?? 54340),
@@ -50,7 +50,7 @@ export default async function setup(project: TestProject) {
     });
   }
   project.provide("pgbouncerPort", bouncer?.port ?? 0);
-  project.provide("pgbouncerMissing", found.bin ? "" : found.reason);
+  project.provide("pgbouncerMissing", found.bin === null ? found.reason : "");
   return async () => {
     await bouncer?.stop();
     await server?.stop();

@@ -33,7 +33,7 @@ export async function startPgBouncer(options: {
   poolSize?: number;
 }): Promise<PgBouncer> {
   const found = findPgBouncer();
-  if (!found.bin) throw new Error(found.reason);
+  if (found.bin === null) throw new Error(found.reason);
   const upstream = new URL(options.upstreamUrl);
   const user = decodeURIComponent(upstream.username);
   const password = decodeURIComponent(upstream.password);
