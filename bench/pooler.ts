@@ -34,7 +34,7 @@ assertSignerMatchesLibrary(BENCH_SECRET);
 // In front of the bench PostgreSQL that startAppUnderTest (re)starts each round; PgBouncer
 // connects upstream only when a client arrives.
 const bouncer = await startPgBouncer({ upstreamUrl: `${PG_USER_URL}/postgres`, port: bouncerPort, dir: ".data/bench-pgbouncer" });
-const phases: (PhaseResult & { setup: Setup; round: number })[] = [];
+const phases: (PhaseResult & { setup: Setup; round: number; pgbouncerCpuSeconds: number })[] = [];
 try {
   for (let round = 1; round <= rounds; round++) {
     for (const setup of Object.keys(setups) as Setup[]) {
@@ -42,8 +42,9 @@ try {
       try {
         const stream = createEventStream({ secret: BENCH_SECRET, tenants: 1000, runId: `${setup}${round}${Date.now().toString(36)}` });
         await runLoadPhase(app, { name: "warm-up", connections, seconds: 3, nextDelivery: () => stream.next() });
+        const cpuBefore = bouncer.cpuSeconds();
         const phase = await runLoadPhase(app, { name: `${setup} c=${connections} #${round}`, connections, seconds, nextDelivery: () => stream.next() });
-        phases.push({ ...phase, setup, round });
+        phases.push({ ...phase, setup, round, pgbouncerCpuSeconds: bouncer.cpuSeconds() - cpuBefore });
         console.log(formatPhaseTable([phase]).split("\n")[1]);
       } finally {
         await app.stop();
@@ -76,11 +77,14 @@ for (const setup of Object.keys(summary) as Setup[]) {
   const s = summary[setup];
   console.log(`${setup.padEnd(44)} ${s.appliedPerSec.toFixed(0).padStart(9)} ${s.p99.toFixed(1).padStart(8)}   ${ratios[setup]!.throughput.toFixed(3).padStart(20)} ${ratios[setup]!.p99.toFixed(2).padStart(5)}`);
 }
+const pooledPhases = phases.filter((p) => p.setup === "pooled");
+const bouncerCpu = pooledPhases.reduce((sum, p) => sum + p.pgbouncerCpuSeconds, 0) / pooledPhases.reduce((sum, p) => sum + p.seconds, 0);
+console.log(`PgBouncer itself used ${(bouncerCpu * 100).toFixed(0)} % of one core during the pooled phases (on the same ${os.cpus().length} cores as the app, PostgreSQL and the load generator)`);
 const cost = 1 - ratios.pooled!.throughput;
 console.log(`pooler cost: ${(cost * 100).toFixed(1)} % of applied events/s (target < 15 %)`);
 mkdirSync("bench/results", { recursive: true });
 writeFileSync(
   "bench/results/pooler.json",
-  JSON.stringify({ at: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version, loadavg: os.loadavg() }, seconds, rounds, connections, phases, summary, ratios, poolerCost: cost }, null, 2) + "\n",
+  JSON.stringify({ at: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version, loadavg: os.loadavg() }, seconds, rounds, connections, phases, summary, ratios, poolerCost: cost, pgbouncerCoreShare: bouncerCpu }, null, 2) + "\n",
 );
 console.log("written to bench/results/pooler.json");

@@ -4,13 +4,15 @@
 // not tracked), no `options` startup parameter accepted. Every database name is forwarded to the
 // upstream server (`*` fallback), so per-file test databases need no configuration.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 
 export type PgBouncer = {
   port: number;
+  /** CPU seconds (user + system) the PgBouncer process has used so far (Linux /proc). */
+  cpuSeconds(): number;
   /** The pooled URL of `database` as the app takes it (with Prisma's `pgbouncer=true`). */
   url(database: string): string;
   stop(): Promise<void>;
@@ -80,6 +82,10 @@ export async function startPgBouncer(options: {
   await waitForPort(options.port, child, () => output);
   return {
     port: options.port,
+    cpuSeconds: () => {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (USER_HZ = 100)
+    },
     url: (database) => `postgresql://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${encodeURIComponent(database)}?pgbouncer=true`,
     stop: () => stopChild(child),
   };
