@@ -38,28 +38,19 @@ export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = pris
 }
 
 /**
- * The one statement of the ingest transaction. keyhook_ingest sets the transaction's lock_timeout
- * (= the ingest timeout) and idle timeout itself, so it works the same through a pooler; exported
- * so a test can look at the transaction it leaves behind.
+ * The one statement of the ingest transaction: a call of keyhook_ingest, which sets the
+ * transaction's lock_timeout (= the ingest timeout) and idle timeout itself, claims and applies
+ * the event and writes the receipt (see its migration for why all of it is in the function).
+ * Exported so a test can look at the transaction it leaves behind.
  */
 export function ingestStatement(options: ApplyKeyEventOptions, lockTimeoutMs: number): Prisma.Sql {
   const { event, rawBody, receivedAt, receipt } = options;
   const key = "keyId" in event ? event : null;
   return Prisma.sql`
-      WITH applied AS MATERIALIZED (
-        SELECT * FROM keyhook_ingest(${lockTimeoutMs}::int,
-          ${event.tenantId}, ${event.id}, ${event.type}, ${key?.keyId ?? null}, ${key?.previousKeyId ?? null},
-          ${event.sequence}::bigint, ${key?.prefix ?? null}, ${key?.scopes ?? null}::text[],
-          ${event.occurredAt}::timestamptz, ${rawBody}::jsonb, ${receivedAt}::timestamptz)
-      ), receipt AS (
-        INSERT INTO receipts (received_at, webhook_id, tenant_id, event_id, signature_verdict, status, outcome,
-                              latency_micros, body_bytes, source)
-        SELECT ${receivedAt}::timestamptz, ${receipt.webhookId}, ${event.tenantId}, ${event.id},
-               ${receipt.source === "replay" ? "not_checked" : "valid"}, 200, applied.outcome,
-               ${receipt.handlerMicros}::int
-                 + (extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000000)::int,
-               ${receipt.bodyBytes}::int, ${receipt.source}
-        FROM applied
-      )
-      SELECT outcome, reason, ledger_id, first_outcome FROM applied`;
+      SELECT outcome, reason, ledger_id, first_outcome FROM keyhook_ingest(${lockTimeoutMs}::int,
+        ${event.tenantId}, ${event.id}, ${event.type}, ${key?.keyId ?? null}, ${key?.previousKeyId ?? null},
+        ${event.sequence}::bigint, ${key?.prefix ?? null}, ${key?.scopes ?? null}::text[],
+        ${event.occurredAt}::timestamptz, ${rawBody}::jsonb, ${receivedAt}::timestamptz,
+        ${receipt.webhookId}, ${receipt.source === "replay" ? "not_checked" : "valid"}, ${receipt.handlerMicros}::int,
+        ${receipt.bodyBytes}::int, ${receipt.source})`;
 }
