@@ -25,7 +25,7 @@ function createClient(): PrismaClient {
     // No startup `options` and no session SET: a transaction-mode pooler refuses the one and
     // loses the other. What the ingest transaction needs (READ COMMITTED, lock_timeout,
     // idle_in_transaction_session_timeout) it sets itself, transaction-locally, inside the one
-    // statement it runs (keyhook_ingest, migration 20261201010000_pooler_safe).
+    // statement it runs (keyhook_ingest, prisma/sql/keyhook_ingest.sql).
   }, {
     // Named (prepared) statements: PostgreSQL parses and plans each distinct statement once per
     // connection instead of on every execution. Measured on the ingest path: +15 % events/s at

@@ -2,7 +2,7 @@
 // embedded PostgreSQL in .data/postgres (started for the occasion, or shared with a running
 // `npm run dev`). Only DATABASE_URL and DIRECT_DATABASE_URL (used instead when set: migrations
 // never go through a pooler) are read, so it works without the app's other settings.
-import { prepareDatabase } from "../lib/dev/prepare-database";
+import { prepareDatabase } from "../tooling/dev/prepare-database";
 
 const started = performance.now();
 try {

@@ -6,7 +6,7 @@ import "server-only";
 // migration names) goes to the log.
 import { prisma, type Db } from "../db";
 import { describeError, log } from "../log";
-import { migrationStatus } from "../migrations/status";
+import { migrationStatus } from "./migration-status";
 
 export type Liveness = { ok: true };
 export type Readiness = { ok: boolean; database: "up" | "down"; migrations: "current" | "pending" | "failed" | "unknown" };

@@ -13,7 +13,6 @@ export type IngestOutcome = "applied" | "duplicate" | "stale" | "quarantined" | 
 export type ApplyResult = {
   outcome: IngestOutcome;
   reason: string | null;
-  ledgerId: bigint | null;
   /** For a duplicate: what the first delivery of this event did. */
   firstOutcome: string | null;
 };
@@ -26,7 +25,7 @@ export type ApplyKeyEventOptions = {
   receipt: { webhookId: string; bodyBytes: number; handlerMicros: number; source: "provider" | "replay" };
 };
 
-type Row = { outcome: IngestOutcome; reason: string | null; ledger_id: bigint | null; first_outcome: string | null };
+type Row = { outcome: IngestOutcome; reason: string | null; first_outcome: string | null };
 
 export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = prisma): Promise<ApplyResult> {
   const timeout = env().INGEST_TX_TIMEOUT_MS;
@@ -34,7 +33,7 @@ export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = pris
   const rows = await db.$transaction((tx) => tx.$queryRaw<Row[]>(ingestStatement(options, timeout)), { maxWait: timeout, timeout });
   const row = rows[0];
   if (!row) throw new Error("keyhook_apply_event returned no row");
-  return { outcome: row.outcome, reason: row.reason, ledgerId: row.ledger_id, firstOutcome: row.first_outcome };
+  return { outcome: row.outcome, reason: row.reason, firstOutcome: row.first_outcome };
 }
 
 /**
@@ -47,7 +46,7 @@ export function ingestStatement(options: ApplyKeyEventOptions, lockTimeoutMs: nu
   const { event, rawBody, receivedAt, receipt } = options;
   const key = "keyId" in event ? event : null;
   return Prisma.sql`
-      SELECT outcome, reason, ledger_id, first_outcome FROM keyhook_ingest(${lockTimeoutMs}::int,
+      SELECT outcome, reason, first_outcome FROM keyhook_ingest(${lockTimeoutMs}::int,
         ${event.tenantId}, ${event.id}, ${event.type}, ${key?.keyId ?? null}, ${key?.previousKeyId ?? null},
         ${event.sequence}::bigint, ${key?.prefix ?? null}, ${key?.scopes ?? null}::text[],
         ${event.occurredAt}::timestamptz, ${rawBody}::jsonb, ${receivedAt}::timestamptz,

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterEach, describe, expect, it, inject } from "vitest";
-import { MIGRATION_LOCK_KEY } from "@/lib/migrations/migration-lock";
+import { MIGRATION_LOCK_KEY } from "@/tooling/migrations/migration-lock";
 
 const adminUrl = inject("postgresAdminUrl");
 const cleanup: (() => Promise<void>)[] = [];

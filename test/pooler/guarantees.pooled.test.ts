@@ -8,7 +8,7 @@ import { prisma } from "@/lib/db";
 import { env } from "@/lib/env";
 import { parseEvent, type KeyEvent } from "@/lib/ingest/event-schema";
 import { ingestStatement } from "@/lib/ingest/apply-key-event";
-import { probeForPooler } from "@/lib/migrations/pooler-probe";
+import { probeForPooler } from "@/tooling/migrations/pooler-probe";
 import { runPurge } from "@/lib/retention/run-purge";
 import { buildKeyEvent } from "@/lib/provider/signed-delivery";
 import { resetDatabase } from "../support/state";

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it, inject } from "vitest";
 import { prisma } from "@/lib/db";
-import { listMigrationNames } from "@/lib/migrations/migrations-dir";
+import { listMigrationNames } from "@/tooling/migrations/migrations-dir";
 import { buildKeyEvent, signDelivery } from "@/lib/provider/signed-delivery";
 import { startIngestServer, type RunningServer } from "../support/child-process";
 import { resetDatabase } from "../support/state";

@@ -3,7 +3,7 @@
 // readiness over HTTP on loopback. Prints {"port": N} once ready. Tests start several at once.
 import { createServer } from "node:http";
 import { Readable } from "node:stream";
-import { prepareDatabase } from "@/lib/dev/prepare-database";
+import { prepareDatabase } from "@/tooling/dev/prepare-database";
 import { disconnectDb } from "@/lib/db";
 import { env } from "@/lib/env";
 import { checkReadiness } from "@/lib/health/check-health";

@@ -9,12 +9,12 @@ import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-util
 import type { DiffTarget, SchemaEngine } from "@prisma/schema-engine-wasm";
 import { createMigrationAdapterFactory, type MigrationAdapterFactory } from "./pg-adapter";
 import { DEFAULT_MIGRATIONS_DIR, readMigrationsList } from "./migrations-dir";
-import { migrationUrl } from "../database-urls";
-import { AppError } from "../errors";
+import { migrationUrl } from "../../lib/database-urls";
+import { AppError } from "../../lib/errors";
 import { withMigrationLock } from "./migration-lock";
 import { probeForPooler } from "./pooler-probe";
 
-export { migrationStatus } from "./status";
+export { migrationStatus } from "../../lib/health/migration-status";
 
 const SCHEMA_PATH = "prisma/schema.prisma";
 const noFilters = { externalTables: [], externalEnums: [] };

@@ -7,7 +7,7 @@ import "server-only";
 // back. PostgreSQL applies it; PgBouncer refuses the `options` startup parameter (08P01
 // "unsupported startup parameter"), or, with ignore_startup_parameters=options, drops it.
 import pg from "pg";
-import { driverUrl } from "../database-urls";
+import { driverUrl } from "../../lib/database-urls";
 
 export type ProbeResult = { pooler: false } | { pooler: true; evidence: string };
 

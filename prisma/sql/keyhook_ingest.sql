@@ -1,12 +1,9 @@
--- Issue 9: everything the app needs from PostgreSQL must also hold through a transaction-mode
--- pooler (PgBouncer), where a client has no session of its own.
-
--- The purge's lease (lib/retention/purge-lease.ts): a transaction-scoped advisory lock guards
--- taking it, the row proves who owns the run between its batches, and an expired lease (a
--- crashed replica) lets the next run take over.
-ALTER TABLE "purge_runs" ADD COLUMN     "lease_until" TIMESTAMPTZ(3);
-
--- The ingest's one statement: claims and applies the event (keyhook_apply_event) and writes the
+-- keyhook_ingest: the ingest's one statement (lib/ingest/apply-key-event.ts), issue 9.
+-- THE source of this function. Edit it here, then `npm run db:function -- keyhook_ingest`
+-- writes a migration with this text; test/db/sql-functions.integration.test.ts fails while the
+-- migrated database runs another definition.
+--
+-- It claims and applies the event (keyhook_apply_event) and writes the
 -- delivery's receipt, so both commit or vanish together.
 --
 -- Why everything is in here rather than in the statement the app sends: through a pooler the app
@@ -25,7 +22,7 @@ ALTER TABLE "purge_runs" ADD COLUMN     "lease_until" TIMESTAMPTZ(3);
 -- - READ COMMITTED (DESIGN.md invariant 1) cannot be chosen once the transaction has run a
 --   statement; it is PostgreSQL's default, so we refuse loudly to run under anything else rather
 --   than spend a round trip on SET TRANSACTION for every event.
-CREATE FUNCTION keyhook_ingest(
+CREATE OR REPLACE FUNCTION keyhook_ingest(
   p_lock_timeout_ms int,
   p_tenant_id text,
   p_event_id text,
@@ -43,7 +40,7 @@ CREATE FUNCTION keyhook_ingest(
   p_handler_micros int,
   p_body_bytes int,
   p_source text
-) RETURNS TABLE (outcome text, reason text, ledger_id bigint, first_outcome text)
+) RETURNS TABLE (outcome text, reason text, first_outcome text)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_applied record;
@@ -63,7 +60,6 @@ BEGIN
           p_body_bytes, p_source);
   outcome := v_applied.outcome;
   reason := v_applied.reason;
-  ledger_id := v_applied.ledger_id;
   first_outcome := v_applied.first_outcome;
   RETURN NEXT;
 END;
