@@ -19,7 +19,7 @@
 --   PostgreSQL reads it when a lock wait begins, and the waits are all in keyhook_apply_event.
 -- - idle_in_transaction_session_timeout: a transaction abandoned by a hung process cannot hold
 --   the claim's locks for ever (applies when this transaction next goes idle).
--- - READ COMMITTED (DESIGN.md invariant 1) cannot be chosen once the transaction has run a
+-- - READ COMMITTED (docs/design.md, invariant 1) cannot be chosen once the transaction has run a
 --   statement; it is PostgreSQL's default, so we refuse loudly to run under anything else rather
 --   than spend a round trip on SET TRANSACTION for every event.
 CREATE OR REPLACE FUNCTION keyhook_ingest(
