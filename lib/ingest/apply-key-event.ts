@@ -7,8 +7,9 @@ import { prisma, type Db } from "../db";
 import { env } from "../env";
 import { Prisma } from "../generated/prisma/client";
 import type { KeyEvent, UnknownTypeEvent } from "./event-schema";
+import type { ClaimOutcome } from "./ingest-result";
 
-export type IngestOutcome = "applied" | "duplicate" | "stale" | "quarantined" | "ignored";
+export type IngestOutcome = ClaimOutcome | "duplicate";
 
 export type ApplyResult = {
   outcome: IngestOutcome;
@@ -19,8 +20,8 @@ export type ApplyResult = {
 
 export type ApplyKeyEventOptions = {
   event: KeyEvent | UnknownTypeEvent;
-  /** The raw JSON body, stored as the ledger payload. */
-  rawBody: string;
+  /** The JSON text stored as the ledger payload: validated as storable and redacted (ingest-event.ts). */
+  payloadJson: string;
   receivedAt: Date;
   receipt: { webhookId: string; bodyBytes: number; handlerMicros: number; source: "provider" | "replay" };
 };
@@ -43,13 +44,13 @@ export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = pris
  * Exported so a test can look at the transaction it leaves behind.
  */
 export function ingestStatement(options: ApplyKeyEventOptions, lockTimeoutMs: number): Prisma.Sql {
-  const { event, rawBody, receivedAt, receipt } = options;
+  const { event, payloadJson, receivedAt, receipt } = options;
   const key = "keyId" in event ? event : null;
   return Prisma.sql`
       SELECT outcome, reason, first_outcome FROM keyhook_ingest(${lockTimeoutMs}::int,
         ${event.tenantId}, ${event.id}, ${event.type}, ${key?.keyId ?? null}, ${key?.previousKeyId ?? null},
         ${event.sequence}::bigint, ${key?.prefix ?? null}, ${key?.scopes ?? null}::text[],
-        ${event.occurredAt}::timestamptz, ${rawBody}::jsonb, ${receivedAt}::timestamptz,
+        ${event.occurredAt}::timestamptz, ${payloadJson}::jsonb, ${receivedAt}::timestamptz,
         ${receipt.webhookId}, ${receipt.source === "replay" ? "not_checked" : "valid"}, ${receipt.handlerMicros}::int,
         ${receipt.bodyBytes}::int, ${receipt.source})`;
 }

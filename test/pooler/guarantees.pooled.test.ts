@@ -45,7 +45,7 @@ describe("the ingest transaction through the pooler", () => {
     const event = parsed.parsed.event as KeyEvent;
     const timeout = env().INGEST_TX_TIMEOUT_MS;
     const statement = ingestStatement(
-      { event, rawBody: "{}", receivedAt: new Date(), receipt: { webhookId: event.id, bodyBytes: 2, handlerMicros: 1, source: "provider" } },
+      { event, payloadJson: "{}", receivedAt: new Date(), receipt: { webhookId: event.id, bodyBytes: 2, handlerMicros: 1, source: "provider" } },
       timeout,
     );
     const inside = await prisma.$transaction(async (tx) => {
