@@ -1,17 +1,17 @@
 // L0, the database's own limit: pgbench running the statement the ingest runs (claim, ordering
 // rules, key change, receipt) inside BEGIN … COMMIT like the interactive transaction, with random
-// tenants and event ids. The statement is read from the app's source (lib/ingest/apply-key-event.ts,
-// the tagged template passed to $queryRaw), never copied: each ${…} parameter is replaced by the
-// pgbench value below, and an expression this file does not know stops the benchmark, so a change
-// of the ingest statement cannot silently leave L0 measuring an old one.
+// tenants and event ids. The statement is the app's own (ingestStatement, exported by
+// lib/ingest/apply-key-event.ts), never copied: each parameter is replaced by a pgbench value,
+// and a parameter this file does not know stops the benchmark, so a change of the ingest
+// statement cannot silently leave L0 measuring an old one.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { ingestStatement } from "../../lib/ingest/apply-key-event";
+import type { KeyEvent } from "../../lib/ingest/event-schema";
 
 export type PgbenchResult = { connections: number; seconds: number; tps: number; latencyAvgMs: number; failed: number };
-
-export const INGEST_STATEMENT_SOURCE = "lib/ingest/apply-key-event.ts";
 
 export function findPgbench(): string | null {
   for (const candidate of ["pgbench", "/usr/lib/postgresql/18/bin/pgbench", "/usr/lib/postgresql/17/bin/pgbench", "/usr/lib/postgresql/16/bin/pgbench", "/usr/lib/postgresql/15/bin/pgbench"]) {
@@ -22,36 +22,48 @@ export function findPgbench(): string | null {
 
 const BODY = `'{"id":"evt","type":"key.created","tenant_id":"t","key_id":"k","sequence":1,"data":{"prefix":"ik_live_l0","scopes":["rosters:read"]}}'`;
 
-/** What each parameter of the app's statement becomes in pgbench (keyed by its source text). */
-const PARAMETERS: Record<string, string> = {
-  "event.tenantId": `('l0-' || :tenant::text)`,
-  "event.id": `('evt_l0_' || :client_id::text || '_' || :n::text)`,
-  "event.type": `'key.created'`,
-  "key?.keyId ?? null": `('key_l0_' || :client_id::text || '_' || :n::text)`,
-  "key?.previousKeyId ?? null": "NULL::text",
-  "event.sequence": ":n",
-  "key?.prefix ?? null": `'ik_live_l0'`,
-  "key?.scopes ?? null": `ARRAY['rosters:read']`,
-  "event.occurredAt": "now()",
-  rawBody: BODY,
-  payloadJson: BODY,
-  receivedAt: "now()",
-  "receipt.webhookId": `'evt_l0'`,
-  'receipt.source === "replay" ? "not_checked" : "valid"': `'valid'`,
-  "receipt.handlerMicros": "0",
-  "receipt.bodyBytes": "200",
-  "receipt.source": `'provider'`,
-};
-
-/** The ingest statement of the app's source with pgbench values in place of its parameters. */
-export function ingestStatementForPgbench(sourceFile = INGEST_STATEMENT_SOURCE): string {
-  const source = readFileSync(sourceFile, "utf8");
-  const match = /\$queryRaw<[^>]*>`([\s\S]*?)`/.exec(source);
-  if (!match) throw new Error(`no $queryRaw\`…\` statement found in ${sourceFile}: update bench/support/pgbench-l0.ts`);
-  return match[1]!.replace(/\$\{([^}]*(?:\{[^}]*\}[^}]*)*)\}/g, (_, expression: string) => {
-    const value = PARAMETERS[expression.trim()];
-    if (value === undefined) throw new Error(`the ingest statement has a parameter pgbench does not know: \${${expression}} (add it to bench/support/pgbench-l0.ts)`);
-    return value;
+/**
+ * The ingest statement exactly as the app builds it (ingestStatement of lib/ingest/apply-key-event.ts),
+ * built from marker values, each parameter then replaced by its pgbench expression. A parameter
+ * this file does not recognise stops the benchmark.
+ */
+export function ingestStatementForPgbench(): string {
+  const occurredAt = new Date(0);
+  const receivedAt = new Date(1);
+  const scopes = ["rosters:read"];
+  const sql = ingestStatement(
+    {
+      event: { id: "@event", type: "@type", tenantId: "@tenant", keyId: "@key", previousKeyId: null, sequence: -7001, occurredAt, prefix: "@prefix", scopes } as unknown as KeyEvent,
+      payloadJson: "@payload",
+      receivedAt,
+      receipt: { webhookId: "@webhook", bodyBytes: -7002, handlerMicros: -7003, source: "provider" },
+    },
+    5_000,
+  );
+  const expressions = new Map<unknown, string>([
+    ["@tenant", `('l0-' || :tenant::text)`],
+    ["@event", `('evt_l0_' || :client_id::text || '_' || :n::text)`],
+    ["@type", `'key.created'`],
+    ["@key", `('key_l0_' || :client_id::text || '_' || :n::text)`],
+    [null, "NULL::text"],
+    [-7001, ":n"],
+    ["@prefix", `'ik_live_l0'`],
+    [scopes, `ARRAY['rosters:read']`],
+    [occurredAt, "now()"],
+    [receivedAt, "now()"],
+    ["@payload", BODY],
+    ["@webhook", `'evt_l0'`],
+    ["valid", `'valid'`],
+    [-7003, "0"],
+    [-7002, "200"],
+    ["provider", `'provider'`],
+    [5_000, "5000"],
+  ]);
+  return sql.text.replace(/\$(\d+)/g, (_, n: string) => {
+    const value = sql.values[Number(n) - 1];
+    const expression = expressions.get(value);
+    if (expression === undefined) throw new Error(`the ingest statement has a parameter pgbench does not know: ${JSON.stringify(value)} (add it to bench/support/pgbench-l0.ts)`);
+    return expression;
   });
 }
 
