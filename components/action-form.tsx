@@ -1,9 +1,10 @@
 "use client";
 // A form bound to a server action that always reports the result next to the button, with an
 // optional confirmation step for actions that cannot be undone.
-import { useActionState, useState } from "react";
+import { useActionState, useEffect, useState } from "react";
 import { useFormStatus } from "react-dom";
 import type { ActionResult } from "@/app/_lib/run-action";
+import { useReportResult } from "./action-results";
 import { buttonClass } from "./ui/fields";
 
 type Props = {
@@ -15,20 +16,39 @@ type Props = {
   confirm?: { prompt: string; confirmLabel: string };
   children?: React.ReactNode;
   className?: string;
+  /** Shown instead of an active button when the action would change nothing. */
+  disabledReason?: string;
 };
 
 function SubmitButton({ label, tone }: { label: string; tone: keyof typeof buttonClass }) {
   const { pending } = useFormStatus();
   return (
-    <button type="submit" className={buttonClass[tone]} disabled={pending} aria-busy={pending}>
+    <button type="submit" className={buttonClass[tone]} disabled={pending} aria-busy={pending} data-action-button>
       {pending ? "Working…" : label}
     </button>
   );
 }
 
-export function ActionForm({ action, hidden = {}, submitLabel, tone = "primary", confirm, children, className = "" }: Props) {
+export function ActionForm({ action, hidden = {}, submitLabel, tone = "primary", confirm, children, className = "", disabledReason }: Props) {
   const [result, formAction] = useActionState(action, null);
   const [confirming, setConfirming] = useState(false);
+  const report = useReportResult();
+  // Also into the page-wide region: this form may be gone after the re-render the action causes.
+  useEffect(() => {
+    if (result) report(result);
+  }, [result, report]);
+  if (disabledReason) {
+    return (
+      <div className={`flex flex-col gap-1 ${className}`}>
+        <div>
+          <button type="button" className={buttonClass[tone]} disabled title={disabledReason}>
+            {submitLabel}
+          </button>
+        </div>
+        <p className="text-xs text-slate-500">{disabledReason}</p>
+      </div>
+    );
+  }
   return (
     <form action={formAction} className={`flex flex-col gap-2 ${className}`} onSubmit={() => setConfirming(false)}>
       {Object.entries(hidden).map(([name, value]) => (
@@ -37,7 +57,7 @@ export function ActionForm({ action, hidden = {}, submitLabel, tone = "primary",
       {children}
       {confirm && !confirming ? (
         <div>
-          <button type="button" className={buttonClass[tone]} onClick={() => setConfirming(true)}>
+          <button type="button" className={buttonClass[tone]} onClick={() => setConfirming(true)} data-action-button>
             {submitLabel}
           </button>
         </div>

@@ -1,6 +1,7 @@
 import { redirect } from "next/navigation";
 import { oidcEnabled } from "@/auth";
 import { currentActor } from "../_lib/session";
+import { callbackTarget } from "./callback-target";
 import { SignInForm } from "./sign-in-form";
 
 export const dynamic = "force-dynamic";
@@ -15,8 +16,9 @@ const errorMessages: Record<string, string> = {
 };
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  if (await currentActor()) redirect("/overview");
   const params = await searchParams;
+  const after = callbackTarget(params.callbackUrl);
+  if (await currentActor()) redirect(after);
   const code = typeof params.error === "string" ? params.error : undefined;
   const error = code ? (errorMessages[code] ?? (code.length < 200 && !/^[A-Z][a-zA-Z]+$/.test(code) ? code : "Sign-in failed. Try again.")) : undefined;
   const oidc = oidcEnabled();
@@ -24,7 +26,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
     <main className="mx-auto flex min-h-screen max-w-sm flex-col justify-center px-4 py-12">
       <h1 className="text-2xl font-semibold">Sign in to Keyhook</h1>
       <p className="mt-1 text-sm text-slate-600">Key lifecycle webhooks, exactly once.</p>
-      <SignInForm initialError={error} oidcName={oidc?.name ?? null} />
+      <SignInForm initialError={error} oidcName={oidc?.name ?? null} callbackPath={after} />
     </main>
   );
 }

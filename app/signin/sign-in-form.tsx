@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { buttonClass } from "@/components/ui/fields";
 
-export function SignInForm({ initialError, oidcName }: { initialError?: string; oidcName: string | null }) {
+export function SignInForm({ initialError, oidcName, callbackPath }: { initialError?: string; oidcName: string | null; callbackPath: string }) {
   const router = useRouter();
   const [error, setError] = useState(initialError);
   const [pending, setPending] = useState(false);
@@ -17,7 +17,7 @@ export function SignInForm({ initialError, oidcName }: { initialError?: string; 
     try {
       const result = await signIn("credentials", { email: String(form.get("email") ?? ""), password: String(form.get("password") ?? ""), redirect: false });
       if (result?.ok && !result.error) {
-        router.replace("/overview");
+        router.replace(callbackPath);
         router.refresh();
         return;
       }
@@ -49,7 +49,7 @@ export function SignInForm({ initialError, oidcName }: { initialError?: string; 
         </button>
       </form>
       {oidcName ? (
-        <button type="button" className={`${buttonClass.secondary} mt-3 w-full`} onClick={() => void signIn("oidc", { callbackUrl: "/overview" })}>
+        <button type="button" className={`${buttonClass.secondary} mt-3 w-full`} onClick={() => void signIn("oidc", { callbackUrl: callbackPath })}>
           Sign in with {oidcName}
         </button>
       ) : null}

@@ -1,5 +1,5 @@
 // The audit log's filters, parsed from a query string; bad input becomes form messages.
-import { firstParam, parseUtcDateTime, type ParsedFilters } from "../ledger/ledger-filters";
+import { firstParam, parseUtcDateTime, utcQueryValue, type ParsedFilters } from "../ledger/ledger-filters";
 
 export type AuditFilters = { action?: string; actor?: string; outcome?: string; tenantId?: string; from?: Date; to?: Date };
 
@@ -24,7 +24,7 @@ export function auditFiltersToQuery(filters: AuditFilters): URLSearchParams {
   if (filters.actor) query.set("actor", filters.actor);
   if (filters.outcome) query.set("outcome", filters.outcome);
   if (filters.tenantId) query.set("tenant", filters.tenantId);
-  if (filters.from) query.set("from", filters.from.toISOString().slice(0, 16));
-  if (filters.to) query.set("to", filters.to.toISOString().slice(0, 16));
+  if (filters.from) query.set("from", utcQueryValue(filters.from));
+  if (filters.to) query.set("to", utcQueryValue(filters.to));
   return query;
 }

@@ -17,16 +17,25 @@ export type ParsedFilters<T> = { filters: T; errors: string[] };
 
 const text = z.string().trim().max(200);
 
-/** `datetime-local` values are read as UTC (the pages say so): one clock for every viewer. */
+/**
+ * Times in filters are UTC, written as the tables show them ("2026-12-01 08:18:04", seconds
+ * optional, a "T" instead of the space and a trailing "Z"/"UTC" accepted): one clock for every
+ * viewer, whatever the browser's locale. A bare date is midnight UTC.
+ */
 export function parseUtcDateTime(raw: string | undefined, label: string, errors: string[]): Date | undefined {
   if (!raw) return undefined;
-  const value = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(raw) ? `${raw}Z` : raw;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(raw)) {
-    errors.push(`${label} is not a date and time (use YYYY-MM-DDTHH:MM, UTC).`);
+  const match = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?))?\s*(?:Z|UTC)?$/i.exec(raw.trim());
+  const date = match ? new Date(`${match[1]}T${match[2] ?? "00:00"}Z`) : null;
+  if (!date || Number.isNaN(date.getTime())) {
+    errors.push(`${label} is not a date and time (use YYYY-MM-DD HH:MM:SS, UTC).`);
     return undefined;
   }
   return date;
+}
+
+/** A time as it travels in a query string: second precision, so a reload keeps what was on screen. */
+export function utcQueryValue(date: Date): string {
+  return date.toISOString().slice(0, 19);
 }
 
 export function firstParam(value: string | string[] | undefined): string | undefined {
@@ -64,7 +73,7 @@ export function ledgerFiltersToQuery(filters: LedgerFilters): URLSearchParams {
   if (filters.type) query.set("type", filters.type);
   if (filters.outcome) query.set("outcome", filters.outcome);
   if (filters.eventId) query.set("event", filters.eventId);
-  if (filters.from) query.set("from", filters.from.toISOString().slice(0, 16));
-  if (filters.to) query.set("to", filters.to.toISOString().slice(0, 16));
+  if (filters.from) query.set("from", utcQueryValue(filters.from));
+  if (filters.to) query.set("to", utcQueryValue(filters.to));
   return query;
 }

@@ -40,7 +40,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           <TextField label="Who" name="actor" defaultValue={filters.actor} placeholder="email" />
           <TextField label="Outcome" name="outcome" defaultValue={filters.outcome} placeholder="ok, denied, duplicate…" />
           <TextField label="District" name="tenant" defaultValue={filters.tenantId} />
-          <TimeRangeFields from={typeof params.from === "string" ? params.from : undefined} to={typeof params.to === "string" ? params.to : undefined} />
+          <TimeRangeFields from={filters.from ?? (typeof params.from === "string" ? params.from : undefined)} to={filters.to ?? (typeof params.to === "string" ? params.to : undefined)} />
           <FilterActions clearHref="/audit" />
         </form>
       </Card>

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { redirect } from "next/navigation";
 import { Suspense } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
@@ -15,6 +16,8 @@ export const metadata = { title: "Districts · Keyhook" };
 
 export default async function DistrictsPage() {
   const actor = await requirePageActor("districts.view");
+  // A district admin has exactly one district: a one-row list would only cost a click.
+  if (actor.role === "district_admin" && actor.tenantId) redirect(`/districts/${encodeURIComponent(actor.tenantId)}`);
   return (
     <>
       <PageHeader title="Districts" description="Each district's keys and events." />
@@ -54,7 +57,7 @@ async function DistrictList({ actor }: { actor: Actor }) {
                 {d.pendingRevokes ? <Badge tone="blue">{d.pendingRevokes} awaiting confirmation</Badge> : null}
                 {!d.openAlerts && !d.pendingRevokes ? <span className="text-slate-400">—</span> : null}
               </Td>
-              <Td className="whitespace-nowrap">{formatTime(d.lastEventAt)}</Td>
+              <Td className="whitespace-nowrap text-xs">{formatTime(d.lastEventAt)}</Td>
             </tr>
           ))}
         </tbody>

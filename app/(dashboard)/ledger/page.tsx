@@ -51,7 +51,7 @@ export default async function LedgerPage({ searchParams }: { searchParams: Promi
           <TextField label="Type" name="type" defaultValue={filters.type} placeholder="key.revoked" />
           <SelectField label="Outcome" name="outcome" defaultValue={typeof params.outcome === "string" ? params.outcome : ""} options={[{ value: "", label: "Any" }, ...LEDGER_OUTCOMES.map((o) => ({ value: o, label: o }))]} />
           <TextField label="Event id" name="event" defaultValue={filters.eventId} placeholder="evt_…" />
-          <TimeRangeFields from={typeof params.from === "string" ? params.from : undefined} to={typeof params.to === "string" ? params.to : undefined} />
+          <TimeRangeFields from={filters.from ?? (typeof params.from === "string" ? params.from : undefined)} to={filters.to ?? (typeof params.to === "string" ? params.to : undefined)} />
           <FilterActions clearHref="/ledger" />
         </form>
       </Card>
@@ -88,9 +88,9 @@ async function LedgerTable({ actor, filters, cursorParam, query }: { actor: Acto
           {page.rows.map((row) => (
             <tr key={String(row.id)}>
               <Td className="whitespace-nowrap text-xs">{formatTime(row.receivedAt)}</Td>
-              <Td className="text-xs">{row.tenantId}</Td>
+              <Td className="whitespace-nowrap text-xs">{row.tenantId}</Td>
               <Td>
-                <Link className="font-mono text-xs underline" href={`/ledger/${row.id}`}>
+                <Link className="break-all font-mono text-xs underline" href={`/ledger/${row.id}`}>
                   {row.eventId}
                 </Link>
               </Td>

@@ -1,4 +1,5 @@
 "use server";
+import { plural } from "@/components/ui/format";
 import { revalidatePath } from "next/cache";
 import { saveRetentionSettings } from "@/lib/overview/retention-view";
 import { field, runAction, type ActionResult } from "../../_lib/run-action";
@@ -17,6 +18,6 @@ export async function saveRetentionAction(_previous: ActionResult | null, form: 
       payloadRetentionDays: payload === "" ? undefined : number(payload),
     });
     revalidatePath("/retention");
-    return `Saved: claims kept ${saved.retentionDays} days, payloads ${saved.payloadRetentionDays} days, provider retry horizon ${saved.retryHorizonHours} h.`;
+    return `Saved: claims kept ${plural(saved.retentionDays, "day")}, payloads ${plural(saved.payloadRetentionDays, "day")}, provider retry horizon ${saved.retryHorizonHours} h.`;
   });
 }

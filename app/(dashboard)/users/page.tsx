@@ -1,7 +1,7 @@
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
-import { formatTime } from "@/components/ui/format";
+import { formatTime, plural } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Table, Td, Th } from "@/components/ui/table";
 import { listUsers, type UserStatus } from "@/lib/users/list-users";
@@ -54,7 +54,7 @@ export default async function UsersPage() {
                     <Td className="font-mono text-xs">{user.tenantId ?? "—"}</Td>
                     <Td>
                       <StatusBadge status={user.status} />
-                      {user.failedLogins > 0 ? <div className="text-xs text-slate-500">{user.failedLogins} failed sign-ins</div> : null}
+                      {user.failedLogins > 0 ? <div className="text-xs text-slate-500">{plural(user.failedLogins, "failed sign-in")}</div> : null}
                     </Td>
                     <Td className="whitespace-nowrap text-xs">{formatTime(user.lastLoginAt)}</Td>
                     <Td className="min-w-64">
