@@ -25,10 +25,16 @@ export function startDevCompanions(options: { mode: "dev" | "start"; appPort: nu
 
   if (withSimulator) {
     const firstSecret = options.env.WEBHOOK_SECRETS?.split(/[\s,]+/).find(Boolean);
+    // PROVIDER_URL moves both sides: the app calls it and the simulator listens on its port. A
+    // PROVIDER_SIM_PORT of its own would leave the app calling the old port, so it is not used here.
+    const port = new URL(providerUrl).port || (new URL(providerUrl).protocol === "https:" ? "443" : "80");
+    if (options.env.PROVIDER_SIM_PORT && options.env.PROVIDER_SIM_PORT !== port) {
+      console.error(`keyhook: PROVIDER_SIM_PORT=${options.env.PROVIDER_SIM_PORT} ignored: the app calls ${providerUrl}; set PROVIDER_URL=http://127.0.0.1:${options.env.PROVIDER_SIM_PORT} to move both`);
+    }
     children.push(
       startChild("simulator/main.ts", {
         ...options.env,
-        PROVIDER_SIM_PORT: options.env.PROVIDER_SIM_PORT ?? (new URL(providerUrl).port || "80"),
+        PROVIDER_SIM_PORT: port,
         PROVIDER_SIM_DEMO: options.env.PROVIDER_SIM_DEMO ?? "1",
         PROVIDER_SIM_STREAM_TENANTS: options.env.PROVIDER_SIM_STREAM_TENANTS ?? DEMO_DISTRICTS,
         PROVIDER_SIM_FAULTS: options.env.PROVIDER_SIM_FAULTS ?? DEMO_FAULTS,
