@@ -14,6 +14,8 @@ export type AppUnderTest = {
   databaseUrl: string;
   /** Peak resident memory (VmHWM) of the largest process of the app, in MiB. */
   peakRssMiB: () => number;
+  /** CPU seconds (user + system) used so far by every process of the app. */
+  cpuSeconds: () => number;
   query: <T extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<T[]>;
   stop: () => Promise<void>;
 };
@@ -59,6 +61,7 @@ export async function startAppUnderTest(options: { port: number; pgPort: number;
     baseUrl,
     databaseUrl,
     peakRssMiB: () => Math.max(0, ...processGroup(app.pid!).map(peakRssOf)) / 1024,
+    cpuSeconds: () => processGroup(app.pid!).reduce((sum, pid) => sum + cpuTicksOf(pid), 0) / 100,
     query: async (sql, params) => (await pool.query(sql, params)).rows,
     stop: async () => {
       await pool.end();
@@ -86,6 +89,17 @@ function processGroup(pgid: number): number[] {
         return false;
       }
     });
+}
+
+/** utime + stime in clock ticks (USER_HZ, 100 on Linux). */
+function cpuTicksOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
 }
 
 function peakRssOf(pid: number): number {
