@@ -1,7 +1,7 @@
 "use client";
 // A form bound to a server action that always reports the result next to the button, with an
 // optional confirmation step for actions that cannot be undone.
-import { useActionState, useEffect, useState } from "react";
+import { useActionState, useCallback, useState } from "react";
 import { useFormStatus } from "react-dom";
 import type { ActionResult } from "@/app/_lib/run-action";
 import { useReportResult } from "./action-results";
@@ -30,13 +30,19 @@ function SubmitButton({ label, tone }: { label: string; tone: keyof typeof butto
 }
 
 export function ActionForm({ action, hidden = {}, submitLabel, tone = "primary", confirm, children, className = "", disabledReason }: Props) {
-  const [result, formAction] = useActionState(action, null);
-  const [confirming, setConfirming] = useState(false);
   const report = useReportResult();
-  // Also into the page-wide region: this form may be gone after the re-render the action causes.
-  useEffect(() => {
-    if (result) report(result);
-  }, [result, report]);
+  // Also into the page-wide region, as soon as the action answers: the re-render it causes may
+  // remove this very form (a revoked key's row has no revoke form), taking its state along.
+  const reportingAction = useCallback(
+    async (previous: ActionResult | null, form: FormData) => {
+      const outcome = await action(previous, form);
+      report(outcome);
+      return outcome;
+    },
+    [action, report],
+  );
+  const [result, formAction] = useActionState(reportingAction, null);
+  const [confirming, setConfirming] = useState(false);
   if (disabledReason) {
     return (
       <div className={`flex flex-col gap-1 ${className}`}>

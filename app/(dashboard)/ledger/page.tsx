@@ -72,7 +72,7 @@ async function LedgerTable({ actor, filters, cursorParam, query }: { actor: Acto
   }
   return (
     <Card>
-      <Table label="Ledger">
+      <Table label="Ledger" stack>
         <thead>
           <tr>
             <Th>Received</Th>
@@ -88,16 +88,16 @@ async function LedgerTable({ actor, filters, cursorParam, query }: { actor: Acto
           {page.rows.map((row) => (
             <tr key={String(row.id)}>
               <Td className="whitespace-nowrap text-xs">{formatTime(row.receivedAt)}</Td>
-              <Td className="whitespace-nowrap text-xs">{row.tenantId}</Td>
-              <Td>
-                <Link className="break-all font-mono text-xs underline" href={`/ledger/${row.id}`}>
+              <Td label="District" className="whitespace-nowrap text-xs">{row.tenantId}</Td>
+              <Td label="Event">
+                <Link className="whitespace-nowrap font-mono text-xs underline" href={`/ledger/${row.id}`}>
                   {row.eventId}
                 </Link>
               </Td>
-              <Td className="text-xs">{row.type}</Td>
-              <Td className="font-mono text-xs">{row.keyId ?? "—"}</Td>
-              <Td className="text-xs">{row.sequence === null ? "—" : String(row.sequence)}</Td>
-              <Td>
+              <Td label="Type" className="text-xs">{row.type}</Td>
+              <Td label="Key" className="font-mono text-xs">{row.keyId ?? "—"}</Td>
+              <Td label="Seq" className="text-xs">{row.sequence === null ? "—" : String(row.sequence)}</Td>
+              <Td label="Outcome">
                 <OutcomeBadge outcome={row.outcome} />
                 {row.reason ? <div className="mt-1 max-w-xs text-xs text-slate-500">{row.reason}</div> : null}
               </Td>
