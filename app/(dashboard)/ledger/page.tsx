@@ -90,7 +90,7 @@ async function LedgerTable({ actor, filters, cursorParam, query }: { actor: Acto
               <Td className="whitespace-nowrap text-xs">{formatTime(row.receivedAt)}</Td>
               <Td label="District" className="whitespace-nowrap text-xs">{row.tenantId}</Td>
               <Td label="Event">
-                <Link className="whitespace-nowrap font-mono text-xs underline" href={`/ledger/${row.id}`}>
+                <Link className="font-mono text-xs underline max-md:break-all md:whitespace-nowrap" href={`/ledger/${row.id}`}>
                   {row.eventId}
                 </Link>
               </Td>
