@@ -1,8 +1,10 @@
 // The ledger's filters, parsed from a query string at the boundary. Bad input becomes a message
-// for the form, never an exception.
+// for the form, never an exception (the parts every list shares: lib/listing/query-filters.ts).
 import { z } from "zod";
+import { firstParam, parseTimeRange, setTimeRange, type ParsedFilters, type QueryParams } from "../listing/query-filters";
+import { LEDGER_OUTCOMES } from "../vocabulary";
 
-export const LEDGER_OUTCOMES = ["applied", "stale", "quarantined", "ignored"] as const;
+export { LEDGER_OUTCOMES };
 
 export type LedgerFilters = {
   tenantId?: string;
@@ -13,37 +15,9 @@ export type LedgerFilters = {
   to?: Date;
 };
 
-export type ParsedFilters<T> = { filters: T; errors: string[] };
-
 const text = z.string().trim().max(200);
 
-/**
- * Times in filters are UTC, written as the tables show them ("2026-12-01 08:18:04", seconds
- * optional, a "T" instead of the space and a trailing "Z"/"UTC" accepted): one clock for every
- * viewer, whatever the browser's locale. A bare date is midnight UTC.
- */
-export function parseUtcDateTime(raw: string | undefined, label: string, errors: string[]): Date | undefined {
-  if (!raw) return undefined;
-  const match = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?))?\s*(?:Z|UTC)?$/i.exec(raw.trim());
-  const date = match ? new Date(`${match[1]}T${match[2] ?? "00:00"}Z`) : null;
-  if (!date || Number.isNaN(date.getTime())) {
-    errors.push(`${label} is not a date and time (use YYYY-MM-DD HH:MM:SS, UTC).`);
-    return undefined;
-  }
-  return date;
-}
-
-/** A time as it travels in a query string: second precision, so a reload keeps what was on screen. */
-export function utcQueryValue(date: Date): string {
-  return date.toISOString().slice(0, 19);
-}
-
-export function firstParam(value: string | string[] | undefined): string | undefined {
-  const one = Array.isArray(value) ? value[0] : value;
-  return one === undefined || one.trim() === "" ? undefined : one.trim();
-}
-
-export function parseLedgerFilters(params: Record<string, string | string[] | undefined>): ParsedFilters<LedgerFilters> {
+export function parseLedgerFilters(params: QueryParams): ParsedFilters<LedgerFilters> {
   const errors: string[] = [];
   const filters: LedgerFilters = {};
   for (const [name, label] of [["tenant", "District"], ["type", "Type"], ["event", "Event id"]] as const) {
@@ -60,9 +34,7 @@ export function parseLedgerFilters(params: Record<string, string | string[] | un
     if ((LEDGER_OUTCOMES as readonly string[]).includes(outcome)) filters.outcome = outcome as LedgerFilters["outcome"];
     else errors.push(`Outcome must be one of ${LEDGER_OUTCOMES.join(", ")}.`);
   }
-  filters.from = parseUtcDateTime(firstParam(params.from), "From", errors);
-  filters.to = parseUtcDateTime(firstParam(params.to), "To", errors);
-  if (filters.from && filters.to && filters.from > filters.to) errors.push("From must be before To.");
+  Object.assign(filters, parseTimeRange(params, errors));
   return { filters, errors };
 }
 
@@ -73,7 +45,6 @@ export function ledgerFiltersToQuery(filters: LedgerFilters): URLSearchParams {
   if (filters.type) query.set("type", filters.type);
   if (filters.outcome) query.set("outcome", filters.outcome);
   if (filters.eventId) query.set("event", filters.eventId);
-  if (filters.from) query.set("from", utcQueryValue(filters.from));
-  if (filters.to) query.set("to", utcQueryValue(filters.to));
+  setTimeRange(query, filters);
   return query;
 }
