@@ -61,7 +61,7 @@ export async function startAppUnderTest(options: { port: number; pgPort: number;
     baseUrl,
     databaseUrl,
     peakRssMiB: () => Math.max(0, ...processGroup(app.pid!).map(peakRssOf)) / 1024,
-    cpuSeconds: () => processGroup(app.pid!).reduce((sum, pid) => sum + cpuTicksOf(pid), 0) / 100,
+    cpuSeconds: () => descendants(app.pid!).reduce((sum, pid) => sum + cpuTicksOf(pid), 0) / 100,
     query: async (sql, params) => (await pool.query(sql, params)).rows,
     stop: async () => {
       await pool.end();
@@ -91,7 +91,24 @@ function processGroup(pgid: number): number[] {
     });
 }
 
-/** utime + stime in clock ticks (USER_HZ, 100 on Linux). */
+/** The process and all its descendants (the launcher puts next in a process group of its own). */
+function descendants(root: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const found = [root];
+  for (let i = 0; i < found.length; i++) for (const [pid, parent] of parentOf) if (parent === found[i]) found.push(pid);
+  return found;
+}
+
+/** utime + stime in clock ticks (USER_HZ, 100 on Linux); children that exited are in cutime. */
 function cpuTicksOf(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
