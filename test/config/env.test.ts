@@ -22,7 +22,8 @@ describe("settings", () => {
   });
 
   it.each([
-    [{ PORT: "abc" }, /^invalid setting PORT: /],
+    [{ PORT: "abc" }, /^invalid setting PORT: must be a whole number$/],
+    [{ RETENTION_DAYS: "14.5" }, /^invalid setting RETENTION_DAYS: must be a whole number$/],
     [{ PORT: "70000" }, /^invalid setting PORT: must be at most 65535/],
     [{ DATABASE_URL: "mysql://x" }, /^invalid setting DATABASE_URL: must be a postgresql:\/\/ URL/],
     [{ DATABASE_URL: "postgresql://u:p@pooler:6432/app?pgbouncer=true" }, /^invalid setting DIRECT_DATABASE_URL: is required when DATABASE_URL goes through a connection pooler \(pgbouncer=true\)/],
