@@ -22,7 +22,15 @@ export type ApplyKeyEventOptions = {
   /** The raw JSON body, stored as the ledger payload. */
   rawBody: string;
   receivedAt: Date;
-  receipt: { webhookId: string; bodyBytes: number; handlerMicros: number; source: "provider" | "replay" };
+  receipt: {
+    webhookId: string;
+    bodyBytes: number;
+    handlerMicros: number;
+    source: "provider" | "replay";
+    /** Fingerprint of the secret that verified the signature; null for a local replay. */
+    secretFingerprint?: string | null;
+    clockSkewMs?: number | null;
+  };
 };
 
 type Row = { outcome: IngestOutcome; reason: string | null; ledger_id: bigint | null; first_outcome: string | null };
@@ -41,12 +49,13 @@ export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = pris
           ${event.occurredAt}::timestamptz, ${rawBody}::jsonb, ${receivedAt}::timestamptz)
       ), receipt AS (
         INSERT INTO receipts (received_at, webhook_id, tenant_id, event_id, signature_verdict, status, outcome,
-                              latency_micros, body_bytes, source)
+                              latency_micros, body_bytes, source, secret_fingerprint, clock_skew_ms)
         SELECT ${receivedAt}::timestamptz, ${receipt.webhookId}, ${event.tenantId}, ${event.id},
                ${receipt.source === "replay" ? "not_checked" : "valid"}, 200, applied.outcome,
                ${receipt.handlerMicros}::int
                  + (extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000000)::int,
-               ${receipt.bodyBytes}::int, ${receipt.source}
+               ${receipt.bodyBytes}::int, ${receipt.source}, ${receipt.secretFingerprint ?? null}::text,
+               ${receipt.clockSkewMs ?? null}::int
         FROM applied
       )
       SELECT outcome, reason, ledger_id, first_outcome FROM applied`,

@@ -8,7 +8,7 @@ import { applyKeyEvent, type ApplyResult } from "./apply-key-event";
 import { parseEvent, type ParsedEvent } from "./event-schema";
 import { readBodyWithLimit } from "./read-body";
 import { recordReceipt, type RejectedReceipt } from "./record-receipt";
-import { verifySignature, type SignatureVerdict } from "./verify-signature";
+import { verifySignature } from "./verify-signature";
 
 const json = (status: number, body: Record<string, unknown>, headers?: Record<string, string>) =>
   Response.json(body, { status, headers: { "cache-control": "no-store", ...headers } });
@@ -48,44 +48,47 @@ export async function handleKeyWebhook(request: Request): Promise<Response> {
     return reject(413, `body exceeds the limit of ${config.WEBHOOK_MAX_BODY_BYTES} bytes`, { bodyBytes: body.bytes });
   }
 
-  const verdict: SignatureVerdict = verifySignature(
+  const signature = verifySignature(
     body.text,
     {
       "webhook-id": webhookId,
       "webhook-timestamp": request.headers.get("webhook-timestamp"),
       "webhook-signature": request.headers.get("webhook-signature"),
     },
-    config.WEBHOOK_SECRETS,
+    { secrets: config.WEBHOOK_SECRETS, toleranceSeconds: config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS, receivedAt },
   );
+  const { verdict } = signature;
   if (verdict !== "valid") {
     const error = {
       missing: "missing webhook-id, webhook-timestamp or webhook-signature header",
-      expired: "webhook-timestamp is outside the ±5 minute tolerance",
+      expired: `webhook-timestamp is outside the ±${config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS} s tolerance`,
       invalid: "no signature matches any configured secret",
     }[verdict];
-    return reject(401, error, { signatureVerdict: verdict, bodyBytes: body.bytes });
+    return reject(401, error, { signatureVerdict: verdict, bodyBytes: body.bytes, clockSkewMs: signature.clockSkewMs });
   }
+  const signatureTelemetry = { secretFingerprint: signature.secretFingerprint, clockSkewMs: signature.clockSkewMs };
 
   // PostgreSQL's jsonb cannot hold U+0000: refuse it here, or the event would fail to commit
   // (503) on every retry for ever.
   if (body.text.includes("\\u0000")) {
-    return reject(400, "body contains an escaped NUL character (\\u0000), which cannot be stored", { signatureVerdict: "valid", bodyBytes: body.bytes });
+    return reject(400, "body contains an escaped NUL character (\\u0000), which cannot be stored", { signatureVerdict: "valid", bodyBytes: body.bytes, ...signatureTelemetry });
   }
   let decoded: unknown;
   try {
     decoded = JSON.parse(body.text);
   } catch {
-    return reject(400, "body is not valid JSON", { signatureVerdict: "valid", bodyBytes: body.bytes });
+    return reject(400, "body is not valid JSON", { signatureVerdict: "valid", bodyBytes: body.bytes, ...signatureTelemetry });
   }
   const parsed = parseEvent(decoded);
   if (!parsed.ok) {
-    return reject(400, `invalid event: ${parsed.error}`, { signatureVerdict: "valid", bodyBytes: body.bytes });
+    return reject(400, `invalid event: ${parsed.error}`, { signatureVerdict: "valid", bodyBytes: body.bytes, ...signatureTelemetry });
   }
   const { event } = parsed.parsed;
   if (event.id !== webhookId) {
     return reject(400, "webhook-id header does not match the event id", {
       signatureVerdict: "valid",
       bodyBytes: body.bytes,
+      ...signatureTelemetry,
       eventId: event.id,
       tenantId: event.tenantId,
     });
@@ -99,6 +102,7 @@ export async function handleKeyWebhook(request: Request): Promise<Response> {
     startedAt,
     webhookId,
     source: "provider",
+    ...signatureTelemetry,
   });
 }
 
@@ -110,6 +114,9 @@ export type IngestParsedOptions = {
   startedAt: number;
   webhookId: string;
   source: "provider" | "replay";
+  /** Which secret verified the delivery and the clock skew (receipt telemetry); null for a replay. */
+  secretFingerprint?: string | null;
+  clockSkewMs?: number | null;
 };
 
 /** The part of ingest after authentication and validation; a local replay enters here too. */
@@ -122,7 +129,14 @@ export async function ingestParsedEvent(options: IngestParsedOptions): Promise<R
       event,
       rawBody: options.rawBody,
       receivedAt,
-      receipt: { webhookId, bodyBytes: options.bodyBytes, handlerMicros: microsSince(startedAt), source: options.source },
+      receipt: {
+        webhookId,
+        bodyBytes: options.bodyBytes,
+        handlerMicros: microsSince(startedAt),
+        source: options.source,
+        secretFingerprint: options.secretFingerprint ?? null,
+        clockSkewMs: options.clockSkewMs ?? null,
+      },
     });
   } catch (error) {
     // Nothing was committed: tell the sender to retry. Never report an uncommitted change as done.
@@ -142,6 +156,8 @@ export async function ingestParsedEvent(options: IngestParsedOptions): Promise<R
       latencyMicros: microsSince(startedAt),
       bodyBytes: options.bodyBytes,
       source: options.source,
+      secretFingerprint: options.secretFingerprint ?? null,
+      clockSkewMs: options.clockSkewMs ?? null,
     });
     recordDelivery({ status: 503, outcome: null });
     return json(503, { error: "temporarily unable to process the event; retry later" }, { "retry-after": "5" });
