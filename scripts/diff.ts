@@ -8,7 +8,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../lib/dev/embedded-postgres";
-import { DEFAULT_MIGRATIONS_DIR, LOCKFILE, LOCKFILE_CONTENT, listMigrationNames } from "../lib/migrations/migrations-dir";
+import { DEFAULT_MIGRATIONS_DIR, LOCKFILE, LOCKFILE_CONTENT } from "../lib/migrations/migrations-dir";
+import { nextMigrationTimestamp } from "../lib/migrations/next-migration-timestamp";
 import { diffSchemaToSql } from "../lib/migrations/wasm-engine";
 
 const name = process.argv[2] ?? "";
@@ -23,7 +24,7 @@ try {
   if (sql === "") {
     console.log("no changes");
   } else {
-    const dir = path.join(DEFAULT_MIGRATIONS_DIR, `${await nextTimestamp()}_${name}`);
+    const dir = path.join(DEFAULT_MIGRATIONS_DIR, `${await nextMigrationTimestamp()}_${name}`);
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, "migration.sql"), sql);
     console.log(`created ${dir}/migration.sql — review it, then npm run db:migrate`);
@@ -38,13 +39,6 @@ async function ensureLockfile(): Promise<void> {
   if (existsSync(file)) return;
   await mkdir(DEFAULT_MIGRATIONS_DIR, { recursive: true });
   await writeFile(file, LOCKFILE_CONTENT);
-}
-
-/** UTC YYYYMMDDHHMMSS, and always after the last migration even if this clock is behind. */
-async function nextTimestamp(): Promise<string> {
-  const now = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
-  const last = (await listMigrationNames()).at(-1)?.slice(0, 14);
-  return last && /^\d{14}$/.test(last) && now <= last ? String(BigInt(last) + 1n) : now;
 }
 
 /** An empty database for the engine to replay the migrations on, dropped afterwards. */

@@ -3,7 +3,9 @@
 // permutation or duplication of a history, applied through the database, must end in the state
 // this model reaches by applying the history once, sorted by sequence.
 
-export type KeyStatus = "active" | "superseded" | "rotated" | "revoked";
+import type { KeyStatus } from "../vocabulary";
+
+export type { KeyStatus };
 
 export type LifecycleEvent =
   | { type: "key.created"; keyId: string; sequence: number }

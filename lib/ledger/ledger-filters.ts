@@ -1,8 +1,9 @@
 // The ledger's filters, parsed from a query string at the boundary. Bad input becomes a message
 // for the form, never an exception.
 import { z } from "zod";
+import { LEDGER_OUTCOMES } from "../vocabulary";
 
-export const LEDGER_OUTCOMES = ["applied", "stale", "quarantined", "ignored"] as const;
+export { LEDGER_OUTCOMES };
 
 export type LedgerFilters = {
   tenantId?: string;
