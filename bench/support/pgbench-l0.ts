@@ -21,10 +21,10 @@ BEGIN;
 WITH applied AS MATERIALIZED (
   SELECT * FROM keyhook_apply_event('l0-' || :tenant::int, 'evt_l0_' || :client_id::int || '_' || :n::bigint, 'key.created',
     'key_l0_' || :client_id::int || '_' || :n::bigint, NULL, :n::bigint, 'ik_live_l0', ARRAY['rosters:read'], now(),
-    '{"id":"evt","type":"key.created","tenant_id":"t","key_id":"k","sequence":1,"data":{"prefix":"ik_live_l0","scopes":["rosters:read"]}}'::jsonb, now())
+    '{"id":"evt","type":"key.created","tenant_id":"t","key_id":"k","sequence":1,"data":{"prefix":"ik_live_l0","scopes":["rosters:read"]}}'::jsonb, now(), true)
 ), receipt AS (
-  INSERT INTO receipts (received_at, webhook_id, tenant_id, event_id, signature_verdict, status, outcome, latency_micros, body_bytes, source)
-  SELECT now(), 'evt_l0', 'l0-' || :tenant::int, 'evt_l0', 'valid', 200, applied.outcome, 0, 200, 'provider' FROM applied
+  INSERT INTO receipts (received_at, webhook_id, tenant_id, event_id, signature_verdict, status, outcome, latency_micros, body_bytes, source, secret_fingerprint, clock_skew_ms)
+  SELECT now(), 'evt_l0', 'l0-' || :tenant::int, 'evt_l0', 'valid', 200, applied.outcome, 0, 200, 'provider', 'a1b2c3d4', 12 FROM applied
 )
 SELECT outcome, reason, ledger_id, first_outcome FROM applied;
 COMMIT;

@@ -38,7 +38,9 @@ type Row = { outcome: IngestOutcome; reason: string | null; ledger_id: bigint | 
 export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = prisma): Promise<ApplyResult> {
   const { event, rawBody, receivedAt, receipt } = options;
   const key = "keyId" in event ? event : null;
-  const timeout = env().INGEST_TX_TIMEOUT_MS;
+  const config = env();
+  const timeout = config.INGEST_TX_TIMEOUT_MS;
+  const trackGaps = config.PROVIDER_SEQUENCES_DENSE === "1";
 
   const rows = await db.$transaction(
     (tx) => tx.$queryRaw<Row[]>`
@@ -46,7 +48,8 @@ export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = pris
         SELECT * FROM keyhook_apply_event(
           ${event.tenantId}, ${event.id}, ${event.type}, ${key?.keyId ?? null}, ${key?.previousKeyId ?? null},
           ${event.sequence}::bigint, ${key?.prefix ?? null}, ${key?.scopes ?? null}::text[],
-          ${event.occurredAt}::timestamptz, ${rawBody}::jsonb, ${receivedAt}::timestamptz)
+          ${event.occurredAt}::timestamptz, ${rawBody}::jsonb, ${receivedAt}::timestamptz,
+          ${trackGaps}::boolean)
       ), receipt AS (
         INSERT INTO receipts (received_at, webhook_id, tenant_id, event_id, signature_verdict, status, outcome,
                               latency_micros, body_bytes, source, secret_fingerprint, clock_skew_ms)
