@@ -3,6 +3,7 @@ import "server-only";
 import { prisma, type DbOrTx } from "../db";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import { NOT_CANARY } from "../readiness/canary";
 
 export type DistrictSummary = {
   id: string;
@@ -16,7 +17,7 @@ export type DistrictSummary = {
 export async function listDistricts(options: { actor: Actor }, db: DbOrTx = prisma): Promise<DistrictSummary[]> {
   authorize(options.actor, "districts.view");
   const tenantId = tenantScope(options.actor);
-  const tenants = await db.tenant.findMany({ where: tenantId ? { id: tenantId } : {}, orderBy: { id: "asc" }, take: 500 });
+  const tenants = await db.tenant.findMany({ where: tenantId ? { id: tenantId } : { id: NOT_CANARY }, orderBy: { id: "asc" }, take: 500 });
   if (tenants.length === 0) return [];
   const ids = tenants.map((t) => t.id);
   const [keyCounts, pending, lastEvents] = await Promise.all([

@@ -4,6 +4,7 @@ import { prisma, type DbOrTx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import { CANARY_TENANT_ID, NOT_CANARY } from "../readiness/canary";
 
 export const CHART_OUTCOMES = ["applied", "duplicate", "stale", "quarantined", "ignored", "rejected"] as const;
 export type ChartOutcome = (typeof CHART_OUTCOMES)[number];
@@ -29,8 +30,9 @@ export async function getOverview(options: { actor: Actor; days?: number; now?: 
   const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const days = Math.min(Math.max(options.days ?? 14, 1), 90);
   const since = new Date(today.getTime() - (days - 1) * 86_400_000);
-  const tenantSql = tenantId ? Prisma.sql`AND tenant_id = ${tenantId}` : Prisma.empty;
-  const tenantWhere = tenantId ? { tenantId } : {};
+  // Unscoped (staff): every district but the readiness canary; receipts without a tenant stay.
+  const tenantSql = tenantId ? Prisma.sql`AND tenant_id = ${tenantId}` : Prisma.sql`AND tenant_id IS DISTINCT FROM ${CANARY_TENANT_ID}`;
+  const tenantWhere = tenantId ? { tenantId } : { tenantId: NOT_CANARY };
 
   const [outcomes, receiptsToday, quarantineOpen, openAlerts, activeKeys, ledgerRows, chartRows] = await Promise.all([
     db.processedEvent.groupBy({ by: ["outcome"], where: { ...tenantWhere, receivedAt: { gte: today } }, _count: true }),
@@ -85,5 +87,5 @@ async function countLedgerRows(tenantId: string | undefined, db: DbOrTx): Promis
   const [row] = await db.$queryRaw<{ estimate: number }[]>`
     SELECT reltuples::float8 AS estimate FROM pg_class WHERE oid = 'processed_events'::regclass`;
   const estimate = Number(row?.estimate ?? -1);
-  return estimate > 100_000 ? Math.round(estimate) : db.processedEvent.count();
+  return estimate > 100_000 ? Math.round(estimate) : db.processedEvent.count({ where: { tenantId: NOT_CANARY } });
 }
