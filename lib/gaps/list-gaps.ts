@@ -4,6 +4,7 @@ import { prisma, type DbOrTx } from "../db";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
 import { CANARY_TENANT_ID } from "../readiness/canary";
+import { getRetentionSettings } from "../retention/settings";
 
 export type OpenGap = {
   id: string;
@@ -17,14 +18,15 @@ export type OpenGap = {
 };
 
 export async function listOpenGaps(
-  options: { actor: Actor; tenantId?: string; limit?: number; now?: Date; retryHorizonHours: number },
+  options: { actor: Actor; tenantId?: string; limit?: number; now?: Date; retryHorizonHours?: number },
   db: DbOrTx = prisma,
 ): Promise<{ gaps: OpenGap[]; total: number }> {
   authorize(options.actor, "districts.view");
   const tenantId = tenantScope(options.actor, options.tenantId);
   const where = { closedAt: null, tenantId: tenantId ?? { not: CANARY_TENANT_ID } };
   const now = options.now ?? new Date();
-  const cutoff = now.getTime() - options.retryHorizonHours * 3_600_000;
+  const horizonHours = options.retryHorizonHours ?? (await getRetentionSettings(db)).retryHorizonHours;
+  const cutoff = now.getTime() - horizonHours * 3_600_000;
   const [rows, total] = await Promise.all([
     db.sequenceGap.findMany({ where, orderBy: [{ firstNoticedAt: "asc" }, { id: "asc" }], take: Math.min(options.limit ?? 20, 200) }),
     db.sequenceGap.count({ where }),

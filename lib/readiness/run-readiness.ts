@@ -5,6 +5,8 @@ import "server-only";
 // failure must not hold the lock while the other deliveries are in flight.
 import { randomBytes } from "node:crypto";
 import { recordAudit, type AuditActor } from "../audit/record-audit";
+import { auditActor, type Actor } from "../auth/actor";
+import { authorize } from "../auth/permissions";
 import { prisma, type Db } from "../db";
 import { env } from "../env";
 import { AppError } from "../errors";
@@ -92,4 +94,10 @@ export async function runReadiness(options: RunReadinessOptions, db: Db = prisma
   );
   log.info("readiness run", { run_id: run.id.toString(), passed, failed: steps.filter((s) => !s.passed).map((s) => s.id) });
   return { id: run.id.toString(), passed, startedAt: run.startedAt, finishedAt, actor: options.actor.label, trigger: options.trigger, steps };
+}
+
+/** From the dashboard: staff only, recorded under the signed-in person. */
+export async function runReadinessAs(options: { actor: Actor }, db: Db = prisma): Promise<ReadinessRunResult> {
+  authorize(options.actor, "readiness.run");
+  return runReadiness({ actor: auditActor(options.actor), trigger: "dashboard" }, db);
 }

@@ -9,6 +9,10 @@ import "server-only";
 // yet" (it may be the new one of a rotation the provider has not switched to), never retirable.
 import { prisma, type DbOrTx } from "../db";
 import { secretFingerprint } from "../ingest/secret-fingerprint";
+import type { Actor } from "../auth/actor";
+import { authorize } from "../auth/permissions";
+import { env } from "../env";
+import { getRetentionSettings } from "../retention/settings";
 
 export type SecretUsage = {
   fingerprint: string;
@@ -110,4 +114,12 @@ export async function getSignatureTelemetry(
     },
     skewWarning: p99 !== null && p99 >= options.toleranceSeconds * 1000 * SKEW_WARNING_SHARE,
   };
+}
+
+/** The Settings page's view: this deployment's secrets, tolerance and retry horizon. */
+export async function getSignatureTelemetryFor(options: { actor: Actor }, db: DbOrTx = prisma): Promise<SignatureTelemetry> {
+  authorize(options.actor, "settings.view");
+  const config = env();
+  const { retryHorizonHours } = await getRetentionSettings(db);
+  return getSignatureTelemetry({ secrets: config.WEBHOOK_SECRETS, toleranceSeconds: config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS, retryHorizonHours }, db);
 }

@@ -1,5 +1,7 @@
 import { Suspense } from "react";
 import { OutcomeChart } from "@/components/outcome-chart";
+import { ReadinessLine } from "@/components/readiness-line";
+import { SequenceGapsCard } from "@/components/sequence-gaps";
 import { Card, Stat } from "@/components/ui/card";
 import { formatNumber, formatPercent } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
@@ -27,6 +29,7 @@ async function OverviewNumbers({ actor }: { actor: Actor }) {
   const outcomes = ["applied", "stale", "quarantined", "ignored"] as const;
   return (
     <div className="space-y-6">
+      <ReadinessLine actor={actor} />
       <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
         {outcomes.map((outcome) => (
           <Stat key={outcome} label={`${outcome} today`} value={formatNumber(overview.outcomesToday[outcome] ?? 0)} />
@@ -40,6 +43,7 @@ async function OverviewNumbers({ actor }: { actor: Actor }) {
       <Card title="Deliveries by outcome, last 14 days (UTC)">
         <OutcomeChart chart={overview.chart} />
       </Card>
+      <SequenceGapsCard actor={actor} showDistrict={!actor.tenantId} />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { Suspense } from "react";
 import { ActionForm } from "@/components/action-form";
+import { SignatureTelemetryCard } from "@/components/signature-telemetry";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { Notice } from "@/components/ui/empty-state";
@@ -119,6 +120,8 @@ async function SettingsDetails({ actor }: { actor: Actor }) {
           secret; once it signs only with the new one, remove the old secret and restart again.
         </p>
       </Card>
+
+      <SignatureTelemetryCard actor={actor} />
 
       <Card title="Other secrets">
         <dl className="divide-y divide-slate-100">

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ActionForm } from "@/components/action-form";
 import { Badge, OutcomeBadge } from "@/components/ui/badge";
+import { SequenceGapsCard } from "@/components/sequence-gaps";
 import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { TextField } from "@/components/ui/fields";
@@ -107,6 +108,8 @@ export default async function DistrictPage({ params }: { params: Promise<{ tenan
             </ActionForm>
           </Card>
         ) : null}
+
+        <SequenceGapsCard actor={actor} tenantId={district.id} showDistrict={false} />
 
         <Card title="Event timeline">
           {district.timeline.length === 0 ? (
