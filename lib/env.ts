@@ -88,16 +88,24 @@ const schema = z
     KEYHOOK_PG_PORT: intSetting(1, 65535).optional(),
     /** Launcher: seed the demo districts and users under `npm start` too (browser tests, demos). */
     KEYHOOK_SEED_DEMO: z.enum(["0", "1"]).default("0"),
+    /** Launcher: the provider simulator and the worker next to the app (unset: in `npm run dev` only). */
+    KEYHOOK_WITH_SIMULATOR: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["0", "1"]).optional()),
+    /** Launcher: the outbox worker next to the app under `npm start` too. */
+    KEYHOOK_WITH_WORKER: z.enum(["0", "1"]).default("0"),
+    /** Browser tests and demos only: `npm start` accepts the public dev secrets (never in a deployment). */
+    KEYHOOK_ALLOW_DEV_SECRET: z.enum(["0", "1"]).default("0"),
+    /** Set by the launcher for the processes it starts: exit when its stdin (a pipe from the launcher) closes. */
+    KEYHOOK_EXIT_WITH_PARENT: z.enum(["0", "1"]).default("0"),
   })
   .superRefine((env, ctx) => {
-    if (env.NODE_ENV === "production" && !env.NEXTAUTH_SECRET && process.env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
+    if (env.NODE_ENV === "production" && !env.NEXTAUTH_SECRET && env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
       ctx.addIssue({ code: "custom", path: ["NEXTAUTH_SECRET"], message: "is required in production (32+ random characters)" });
     }
     const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET].filter(Boolean).length;
     if (oidc !== 0 && oidc !== 3) {
       ctx.addIssue({ code: "custom", path: ["OIDC_ISSUER"], message: "OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together" });
     }
-    if (env.NODE_ENV === "production" && !env.WEBHOOK_SECRETS && process.env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
+    if (env.NODE_ENV === "production" && !env.WEBHOOK_SECRETS && env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
       ctx.addIssue({ code: "custom", path: ["WEBHOOK_SECRETS"], message: "is required in production (one or more whsec_… secrets)" });
     }
     const windowHours = env.RETENTION_DAYS * 24;

@@ -6,9 +6,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { DEFAULT_MIGRATIONS_DIR } from "../lib/migrations/migrations-dir";
-import { nextMigrationTimestamp } from "../lib/migrations/next-migration-timestamp";
-import { definitionIn, functionMigrationSql, latestMigratedDefinition, readFunctionSource } from "../lib/migrations/sql-functions";
+import { DEFAULT_MIGRATIONS_DIR } from "../tooling/migrations/migrations-dir";
+import { nextMigrationTimestamp } from "../tooling/migrations/next-migration-timestamp";
+import { definitionIn, functionMigrationSql, latestMigratedDefinition, readFunctionSource } from "../tooling/migrations/sql-functions";
 
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { drop: { type: "string" } } });
 const [name = "", migrationName = name] = positionals;

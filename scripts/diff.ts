@@ -7,10 +7,10 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
-import { startEmbeddedPostgres } from "../lib/dev/embedded-postgres";
-import { DEFAULT_MIGRATIONS_DIR, LOCKFILE, LOCKFILE_CONTENT } from "../lib/migrations/migrations-dir";
-import { nextMigrationTimestamp } from "../lib/migrations/next-migration-timestamp";
-import { diffSchemaToSql } from "../lib/migrations/wasm-engine";
+import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
+import { DEFAULT_MIGRATIONS_DIR, LOCKFILE, LOCKFILE_CONTENT } from "../tooling/migrations/migrations-dir";
+import { nextMigrationTimestamp } from "../tooling/migrations/next-migration-timestamp";
+import { diffSchemaToSql } from "../tooling/migrations/wasm-engine";
 
 const name = process.argv[2] ?? "";
 if (!/^[a-z0-9_]+$/.test(name)) {
@@ -44,6 +44,7 @@ async function ensureLockfile(): Promise<void> {
 /** An empty database for the engine to replay the migrations on, dropped afterwards. */
 async function withScratchDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
   const scratch = `keyhook_shadow_${randomBytes(4).toString("hex")}`;
+  // DATABASE_URL alone, not lib/env.ts: a diff needs no other setting (as `npm run db:migrate`).
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     const server = await startEmbeddedPostgres();

@@ -9,7 +9,7 @@ import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
 import nextEnv from "@next/env"; // CommonJS without detectable named exports
 import { parseEnv } from "../lib/env";
-import { prepareDatabase } from "../lib/dev/prepare-database";
+import { prepareDatabase } from "../tooling/dev/prepare-database";
 
 const usage = "usage: npm run readiness -- [--webhook-url URL] [--wait-ms N] [--json]";
 
@@ -44,7 +44,7 @@ const { runReadiness } = await import("../lib/readiness/run-readiness");
 
 let exitCode = 2;
 try {
-  const actor = { id: null, label: `cli (${process.env.KEYHOOK_READINESS_ACTOR ?? userInfo().username})` };
+  const actor = { id: null, label: `cli (${userInfo().username})` };
   const result = await runReadiness({ actor, trigger: "cli", webhookUrl: args.webhookUrl, waitTimeoutMs: args.waitMs });
   if (args.json) {
     console.log(JSON.stringify(result, (_key, value) => (typeof value === "bigint" ? String(value) : value), 2));

@@ -40,7 +40,3 @@ export function tenantScope(actor: Actor, requestedTenantId?: string | null): st
   }
   return requestedTenantId || undefined;
 }
-
-export function canSeeTenant(actor: Actor, tenantId: string | null): boolean {
-  return actor.role !== "district_admin" || (tenantId !== null && tenantId === actor.tenantId);
-}

@@ -12,7 +12,6 @@ export type IngestOutcome = "applied" | "duplicate" | "stale" | "quarantined" | 
 export type ApplyResult = {
   outcome: IngestOutcome;
   reason: string | null;
-  ledgerId: bigint | null;
   /** For a duplicate: what the first delivery of this event did. */
   firstOutcome: string | null;
 };
@@ -33,7 +32,7 @@ export type ApplyKeyEventOptions = {
   };
 };
 
-type Row = { outcome: IngestOutcome; reason: string | null; ledger_id: bigint | null; first_outcome: string | null };
+type Row = { outcome: IngestOutcome; reason: string | null; first_outcome: string | null };
 
 export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = prisma): Promise<ApplyResult> {
   const { event, rawBody, receivedAt, receipt } = options;
@@ -61,10 +60,10 @@ export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = pris
                ${receipt.clockSkewMs ?? null}::int
         FROM applied
       )
-      SELECT outcome, reason, ledger_id, first_outcome FROM applied`,
+      SELECT outcome, reason, first_outcome FROM applied`,
     { maxWait: timeout, timeout },
   );
   const row = rows[0];
   if (!row) throw new Error("keyhook_apply_event returned no row");
-  return { outcome: row.outcome, reason: row.reason, ledgerId: row.ledger_id, firstOutcome: row.first_outcome };
+  return { outcome: row.outcome, reason: row.reason, firstOutcome: row.first_outcome };
 }

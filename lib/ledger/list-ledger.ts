@@ -7,7 +7,7 @@ import { Prisma } from "../generated/prisma/client";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
 import { CANARY_TENANT_ID } from "../readiness/canary";
-import { encodeCursor, type KeysetCursor } from "./keyset-cursor";
+import { encodeCursor, type KeysetCursor } from "../listing/keyset-cursor";
 import type { LedgerFilters } from "./ledger-filters";
 
 export type LedgerRow = {

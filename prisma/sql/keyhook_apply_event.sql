@@ -23,7 +23,7 @@ CREATE OR REPLACE FUNCTION keyhook_apply_event(
   p_received_at timestamptz,
   -- PROVIDER_SEQUENCES_DENSE: track sequence gaps (keyhook_note_sequence).
   p_track_gaps boolean
-) RETURNS TABLE (outcome text, reason text, ledger_id bigint, first_outcome text, first_received_at timestamptz)
+) RETURNS TABLE (outcome text, reason text, ledger_id bigint, first_outcome text)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_started timestamptz := clock_timestamp();
@@ -59,10 +59,10 @@ BEGIN
       PERFORM keyhook_note_sequence(p_tenant_id, p_sequence, p_received_at);
     END IF;
     RETURN QUERY
-      SELECT 'duplicate'::text, NULL::text, pe.id, pe.outcome, pe.received_at
+      SELECT 'duplicate'::text, NULL::text, pe.id, pe.outcome
       FROM processed_events pe WHERE pe.tenant_id = p_tenant_id AND pe.event_id = p_event_id;
     IF NOT FOUND THEN
-      RETURN QUERY SELECT 'duplicate'::text, NULL::text, NULL::bigint, NULL::text, NULL::timestamptz;
+      RETURN QUERY SELECT 'duplicate'::text, NULL::text, NULL::bigint, NULL::text;
     END IF;
     RETURN;
   END IF;
@@ -74,7 +74,7 @@ BEGIN
     UPDATE processed_events SET reason = 'unknown event type', processed_at = clock_timestamp(),
       processing_micros = (extract(epoch FROM clock_timestamp() - v_started) * 1000000)::int
     WHERE id = v_ledger_id;
-    RETURN QUERY SELECT 'ignored'::text, 'unknown event type'::text, v_ledger_id, NULL::text, NULL::timestamptz;
+    RETURN QUERY SELECT 'ignored'::text, 'unknown event type'::text, v_ledger_id, NULL::text;
     RETURN;
   END IF;
 
@@ -116,7 +116,7 @@ BEGIN
     UPDATE processed_events SET outcome = v_outcome, reason = v_reason, processed_at = clock_timestamp(),
       processing_micros = (extract(epoch FROM clock_timestamp() - v_started) * 1000000)::int
     WHERE id = v_ledger_id;
-    RETURN QUERY SELECT v_outcome, v_reason, v_ledger_id, NULL::text, NULL::timestamptz;
+    RETURN QUERY SELECT v_outcome, v_reason, v_ledger_id, NULL::text;
     RETURN;
   END IF;
 
@@ -182,9 +182,10 @@ BEGIN
         WHERE id = p_key_id;
         v_reason := format('key %s was already %s; it stays deactivated', p_key_id, v_key.status);
       ELSE
-        -- The status guard is re-checked on the row version this UPDATE finally locks: a revoke
-        -- from the dashboard (which does not take the tenant lock) may have committed since the
-        -- read above, and a revoked key must never become active again.
+        -- Every writer of a district's keys takes the tenant lock first (lib/keys/tenant-lock.ts),
+        -- so the key read above is current. The status guard is a second line, re-checked on the
+        -- row version this UPDATE locks: should a writer ever skip the lock, a revoked key still
+        -- never becomes active again.
         UPDATE api_keys SET status = 'active', prefix = COALESCE(p_prefix, prefix),
           scopes = COALESCE(p_scopes, scopes), activated_seq = p_sequence,
           activated_at = COALESCE(activated_at, p_occurred_at),
@@ -200,6 +201,6 @@ BEGIN
   UPDATE processed_events SET outcome = v_outcome, reason = v_reason, processed_at = clock_timestamp(),
     processing_micros = (extract(epoch FROM clock_timestamp() - v_started) * 1000000)::int
   WHERE id = v_ledger_id;
-  RETURN QUERY SELECT v_outcome, v_reason, v_ledger_id, NULL::text, NULL::timestamptz;
+  RETURN QUERY SELECT v_outcome, v_reason, v_ledger_id, NULL::text;
 END;
 $$;

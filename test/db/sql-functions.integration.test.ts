@@ -8,7 +8,7 @@ import {
   latestMigratedDefinition,
   listFunctionSources,
   readFunctionSource,
-} from "@/lib/migrations/sql-functions";
+} from "@/tooling/migrations/sql-functions";
 
 const names = await listFunctionSources();
 let client: pg.Client;
@@ -59,7 +59,7 @@ describe("plpgsql functions: one source file each", () => {
     const source = "-- why\nCREATE OR REPLACE FUNCTION f(a int) RETURNS int LANGUAGE sql AS $$\nSELECT a\n$$;\n";
     const sql = functionMigrationSql("f", source, { dropSignature: "int" });
     expect(definitionIn(sql, "f")).toBe(definitionIn(source, "f"));
-    expect(sql.indexOf("DROP FUNCTION IF EXISTS f(int);")).toBeLessThan(sql.indexOf("CREATE OR REPLACE FUNCTION f("));
+    expect(sql.indexOf("DROP FUNCTION f(int);")).toBeLessThan(sql.indexOf("CREATE OR REPLACE FUNCTION f("));
     expect(definitionIn("CREATE FUNCTION f() RETURNS int AS $$\nSELECT 1\n$$;", "f")).toBe(
       "CREATE OR REPLACE FUNCTION f() RETURNS int AS $$\nSELECT 1\n$$;",
     );

@@ -4,7 +4,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { prisma } from "@/lib/db";
 import type { IngestOutcome as AppliedOutcome } from "@/lib/ingest/apply-key-event";
-import { readFunctionSource } from "@/lib/migrations/sql-functions";
+import { readFunctionSource } from "@/tooling/migrations/sql-functions";
 import { EVENT_TYPES, INGEST_OUTCOMES, KEY_STATUSES, LEDGER_OUTCOMES, type IngestOutcome } from "@/lib/vocabulary";
 
 const source = await readFunctionSource("keyhook_apply_event");
