@@ -1,7 +1,5 @@
 import { Suspense } from "react";
 import { OutcomeChart } from "@/components/outcome-chart";
-import { ReadinessLine } from "@/components/readiness-line";
-import { SequenceGapsCard } from "@/components/sequence-gaps";
 import { Card, Stat } from "@/components/ui/card";
 import { formatNumber, formatPercent } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
@@ -9,6 +7,8 @@ import { Skeleton } from "@/components/ui/skeleton";
 import type { Actor } from "@/lib/auth/actor";
 import { getOverview } from "@/lib/overview/get-overview";
 import { requirePageActor } from "../../_lib/session";
+import { SequenceGapsCard } from "../_components/sequence-gaps-card";
+import { ReadinessLine } from "./readiness-line";
 
 export const metadata = { title: "Overview · Keyhook" };
 

@@ -1,6 +1,5 @@
 import { Suspense } from "react";
 import { ActionForm } from "@/components/action-form";
-import { SignatureTelemetryCard } from "@/components/signature-telemetry";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { Notice } from "@/components/ui/empty-state";
@@ -13,6 +12,7 @@ import { can } from "@/lib/auth/permissions";
 import { getPlatformSettings, type PlatformSettings } from "@/lib/settings/get-platform-settings";
 import { requirePageActor } from "../../_lib/session";
 import { registerWebhookAction } from "./actions";
+import { SignatureTelemetryCard } from "./signature-telemetry";
 
 export const metadata = { title: "Settings · Keyhook" };
 

@@ -3,7 +3,6 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ActionForm } from "@/components/action-form";
 import { Badge, OutcomeBadge } from "@/components/ui/badge";
-import { SequenceGapsCard } from "@/components/sequence-gaps";
 import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { TextField } from "@/components/ui/fields";
@@ -14,6 +13,7 @@ import { can } from "@/lib/auth/permissions";
 import { isAppError } from "@/lib/errors";
 import { getDistrict, revokeStateOf, type KeyView } from "@/lib/keys/get-district";
 import { requirePageActor } from "../../../_lib/session";
+import { SequenceGapsCard } from "../../_components/sequence-gaps-card";
 import { issueKeyAction, revokeKeyAction, rotateKeyAction } from "./actions";
 
 export const metadata = { title: "District · Keyhook" };
