@@ -86,6 +86,10 @@ export async function checkDuplicateDelivery(context: ReadinessContext): Promise
     const answers = [];
     for (let i = 0; i < 2; i++) answers.push(await postSigned({ url: context.webhookUrl, body: event.body, eventId: event.eventId, secret, timeoutMs: context.ingestTimeoutMs * 2 + 5_000 }));
     evidence.answers = answers;
+    const unanswered = answers.find((answer) => answer.status === 0);
+    if (unanswered) {
+      return done(false, `the endpoint did not answer: ${unanswered.body}`, `Check that ${context.webhookUrl} is this deployment's public endpoint (PROVIDER_WEBHOOK_URL, or --webhook-url).`, null);
+    }
     receipts = await receiptsOf(eventId);
   }
   evidence.event_id = eventId;
