@@ -1,4 +1,4 @@
-// `npm run purge`: one purge of the dedupe ledger and receipts, now (DESIGN.md invariant 6).
+// `npm run purge`: one purge of the dedupe ledger and receipts, now (docs/design.md, invariant 6).
 //   npm run purge -- [--batch-size N] [--pause-ms N]
 // On DATABASE_URL, or, when it is unset, on the embedded PostgreSQL in .data/postgres (started for
 // the occasion, or shared with a running `npm run dev`), like `npm run db:migrate`.

@@ -1,6 +1,6 @@
 import "server-only";
 // Claims an event and applies its credential change in ONE interactive transaction
-// (DESIGN.md invariants 1–4). The rules themselves run in the SQL function
+// (docs/design.md, invariants 1–4). The rules themselves run in the SQL function
 // keyhook_apply_event (see its migration for why); the receipt of the delivery is written by the
 // same statement, so an answered delivery and its receipt commit or vanish together.
 import { prisma, type Db } from "../db";

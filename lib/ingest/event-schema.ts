@@ -1,4 +1,4 @@
-// The event envelope of DESIGN.md "The event contract", validated at the boundary.
+// The event envelope of docs/design.md, "The event contract", validated at the boundary.
 import { z } from "zod";
 import { EVENT_TYPES } from "../vocabulary";
 

@@ -1,4 +1,5 @@
 import { csvStream } from "@/lib/csv/csv-stream";
+import { exportsBusyResponse, withExportSlot } from "@/lib/csv/export-slot";
 import { isAppError } from "@/lib/errors";
 import { ledgerCsvLines } from "@/lib/ledger/ledger-csv-lines";
 import { parseLedgerFilters } from "@/lib/ledger/ledger-filters";
@@ -18,8 +19,11 @@ export async function GET(request: Request) {
     if (isAppError(error, "not_found")) return Response.json({ error: "not found" }, { status: 404 });
     throw error;
   }
+  // Its own concurrency limit (lib/csv/export-slot.ts): exports never starve ingest.
+  const lines = await withExportSlot(ledgerCsvLines({ actor, filters }));
+  if (!lines) return exportsBusyResponse();
   const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, "-");
-  return new Response(csvStream(ledgerCsvLines({ actor, filters })), {
+  return new Response(csvStream(lines), {
     headers: {
       "content-type": "text/csv; charset=utf-8",
       "content-disposition": `attachment; filename="keyhook-ledger-${stamp}.csv"`,
