@@ -2,6 +2,7 @@
 // reported as `invalid setting NAME: reason` so the launcher can refuse to start with one line.
 import { z } from "zod";
 import { AppError } from "./errors";
+import { isPooledUrl, POOLED_WITHOUT_DIRECT } from "./database-urls";
 
 // A fixed, public secret so `npm run dev`, the tests and the simulator agree without setup.
 // Never accepted in production (`npm start` requires WEBHOOK_SECRETS).
@@ -29,7 +30,17 @@ const schema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL")
       .optional(),
+    /**
+     * The database itself, bypassing a pooler (Prisma's `directUrl`): migrations and their lock.
+     * Required when DATABASE_URL goes through a transaction-mode pooler (`pgbouncer=true`).
+     */
+    DIRECT_DATABASE_URL: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL").optional(),
+    ),
     DATABASE_POOL_SIZE: intSetting(1, 200).default(10),
+    /** How long a starting replica waits for another one's migrations before giving up. */
+    MIGRATION_LOCK_TIMEOUT_MS: intSetting(1_000, 3_600_000).default(300_000),
     WEBHOOK_SECRETS: z
       .string()
       .optional()
@@ -123,6 +134,12 @@ const schema = z
     }
     if (env.NODE_ENV === "production" && !env.WEBHOOK_SECRETS && env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
       ctx.addIssue({ code: "custom", path: ["WEBHOOK_SECRETS"], message: "is required in production (one or more whsec_… secrets)" });
+    }
+    if (env.DATABASE_URL && isPooledUrl(env.DATABASE_URL) && !env.DIRECT_DATABASE_URL) {
+      ctx.addIssue({ code: "custom", path: ["DIRECT_DATABASE_URL"], message: POOLED_WITHOUT_DIRECT });
+    }
+    if (env.DIRECT_DATABASE_URL && isPooledUrl(env.DIRECT_DATABASE_URL)) {
+      ctx.addIssue({ code: "custom", path: ["DIRECT_DATABASE_URL"], message: "must reach PostgreSQL itself, not a pooler (remove pgbouncer=true)" });
     }
     const windowHours = env.RETENTION_DAYS * 24;
     const needed = env.PROVIDER_RETRY_HORIZON_HOURS + env.RETENTION_MARGIN_HOURS;

@@ -8,6 +8,8 @@ import { authOptions } from "@/auth";
 import type { Actor } from "@/lib/auth/actor";
 import { loadActor } from "@/lib/auth/load-actor";
 import { can, type Permission } from "@/lib/auth/permissions";
+import { AppError } from "@/lib/errors";
+import { toResponse } from "@/lib/http/to-response";
 
 export async function currentActor(): Promise<Actor | null> {
   return actorOfSession(await getServerSession(authOptions()));
@@ -30,7 +32,7 @@ export async function requirePageActor(permission: Permission): Promise<Actor> {
 /** For route handlers (CSV exports): JSON 401 when anonymous, 404 when the role may not. */
 export async function requireRouteActor(permission: Permission): Promise<Actor | Response> {
   const actor = await currentActor();
-  if (!actor) return Response.json({ error: "sign in first" }, { status: 401, headers: { "cache-control": "no-store" } });
-  if (!can(actor, permission)) return Response.json({ error: "not found" }, { status: 404, headers: { "cache-control": "no-store" } });
+  if (!actor) return toResponse(new AppError("unauthorized", "sign in first"));
+  if (!can(actor, permission)) return toResponse(new AppError("not_found", "not found"));
   return actor;
 }

@@ -5,6 +5,7 @@ import "server-only";
 // exports share the process with ingest instead of starving it.
 import { Semaphore } from "../concurrency/semaphore";
 import { env } from "../env";
+import { AppError } from "../errors";
 
 let limiter: Semaphore | undefined;
 
@@ -47,9 +48,7 @@ export async function withExportSlot(lines: AsyncIterable<string>): Promise<Asyn
   return { [Symbol.asyncIterator]: () => iterator };
 }
 
-export function exportsBusyResponse(): Response {
-  return Response.json(
-    { error: "Too many exports are running. Try again in a minute." },
-    { status: 503, headers: { "retry-after": "30", "cache-control": "no-store" } },
-  );
+/** Answered (through lib/http/to-response.ts) when every export slot and queue place is taken. */
+export function exportsBusyError(): AppError {
+  return new AppError("unavailable", "Too many exports are running. Try again in a minute.", { retryAfterSeconds: 30 });
 }

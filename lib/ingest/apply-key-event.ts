@@ -5,9 +5,11 @@ import "server-only";
 // same statement, so an answered delivery and its receipt commit or vanish together.
 import { prisma, type Db } from "../db";
 import { env } from "../env";
+import { Prisma } from "../generated/prisma/client";
 import type { KeyEvent, UnknownTypeEvent } from "./event-schema";
+import type { ClaimOutcome } from "./ingest-result";
 
-export type IngestOutcome = "applied" | "duplicate" | "stale" | "quarantined" | "ignored";
+export type IngestOutcome = ClaimOutcome | "duplicate";
 
 export type ApplyResult = {
   outcome: IngestOutcome;
@@ -18,8 +20,8 @@ export type ApplyResult = {
 
 export type ApplyKeyEventOptions = {
   event: KeyEvent | UnknownTypeEvent;
-  /** The raw JSON body, stored as the ledger payload. */
-  rawBody: string;
+  /** The JSON text stored as the ledger payload: validated as storable and redacted (ingest-event.ts). */
+  payloadJson: string;
   receivedAt: Date;
   receipt: {
     webhookId: string;
@@ -35,35 +37,29 @@ export type ApplyKeyEventOptions = {
 type Row = { outcome: IngestOutcome; reason: string | null; first_outcome: string | null };
 
 export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = prisma): Promise<ApplyResult> {
-  const { event, rawBody, receivedAt, receipt } = options;
-  const key = "keyId" in event ? event : null;
-  const config = env();
-  const timeout = config.INGEST_TX_TIMEOUT_MS;
-  const trackGaps = config.PROVIDER_SEQUENCES_DENSE === "1";
+  const timeout = env().INGEST_TX_TIMEOUT_MS;
 
-  const rows = await db.$transaction(
-    (tx) => tx.$queryRaw<Row[]>`
-      WITH applied AS MATERIALIZED (
-        SELECT * FROM keyhook_apply_event(
-          ${event.tenantId}, ${event.id}, ${event.type}, ${key?.keyId ?? null}, ${key?.previousKeyId ?? null},
-          ${event.sequence}::bigint, ${key?.prefix ?? null}, ${key?.scopes ?? null}::text[],
-          ${event.occurredAt}::timestamptz, ${rawBody}::jsonb, ${receivedAt}::timestamptz,
-          ${trackGaps}::boolean)
-      ), receipt AS (
-        INSERT INTO receipts (received_at, webhook_id, tenant_id, event_id, signature_verdict, status, outcome,
-                              latency_micros, body_bytes, source, secret_fingerprint, clock_skew_ms)
-        SELECT ${receivedAt}::timestamptz, ${receipt.webhookId}, ${event.tenantId}, ${event.id},
-               ${receipt.source === "replay" ? "not_checked" : "valid"}, 200, applied.outcome,
-               ${receipt.handlerMicros}::int
-                 + (extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000000)::int,
-               ${receipt.bodyBytes}::int, ${receipt.source}, ${receipt.secretFingerprint ?? null}::text,
-               ${receipt.clockSkewMs ?? null}::int
-        FROM applied
-      )
-      SELECT outcome, reason, first_outcome FROM applied`,
-    { maxWait: timeout, timeout },
-  );
+  const rows = await db.$transaction((tx) => tx.$queryRaw<Row[]>(ingestStatement(options, timeout)), { maxWait: timeout, timeout });
   const row = rows[0];
   if (!row) throw new Error("keyhook_apply_event returned no row");
   return { outcome: row.outcome, reason: row.reason, firstOutcome: row.first_outcome };
+}
+
+/**
+ * The one statement of the ingest transaction: a call of keyhook_ingest, which sets the
+ * transaction's lock_timeout (= the ingest timeout) and idle timeout itself, claims and applies
+ * the event and writes the receipt (see its migration for why all of it is in the function).
+ * Exported so a test can look at the transaction it leaves behind.
+ */
+export function ingestStatement(options: ApplyKeyEventOptions, lockTimeoutMs: number): Prisma.Sql {
+  const { event, payloadJson, receivedAt, receipt } = options;
+  const key = "keyId" in event ? event : null;
+  return Prisma.sql`
+      SELECT outcome, reason, first_outcome FROM keyhook_ingest(${lockTimeoutMs}::int,
+        ${event.tenantId}, ${event.id}, ${event.type}, ${key?.keyId ?? null}, ${key?.previousKeyId ?? null},
+        ${event.sequence}::bigint, ${key?.prefix ?? null}, ${key?.scopes ?? null}::text[],
+        ${event.occurredAt}::timestamptz, ${payloadJson}::jsonb, ${receivedAt}::timestamptz,
+        ${receipt.webhookId}, ${receipt.source === "replay" ? "not_checked" : "valid"}, ${receipt.handlerMicros}::int,
+        ${receipt.bodyBytes}::int, ${receipt.source}, ${receipt.secretFingerprint ?? null}::text, ${receipt.clockSkewMs ?? null}::int,
+        ${env().PROVIDER_SEQUENCES_DENSE === "1"}::boolean)`;
 }

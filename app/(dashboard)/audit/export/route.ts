@@ -1,7 +1,9 @@
 import { auditCsvLines } from "@/lib/audit/audit-csv-lines";
 import { parseAuditFilters } from "@/lib/audit/audit-filters";
 import { csvStream } from "@/lib/csv/csv-stream";
-import { exportsBusyResponse, withExportSlot } from "@/lib/csv/export-slot";
+import { exportsBusyError, withExportSlot } from "@/lib/csv/export-slot";
+import { AppError } from "@/lib/errors";
+import { toResponse } from "@/lib/http/to-response";
 import { requireRouteActor } from "../../../_lib/session";
 
 export const dynamic = "force-dynamic";
@@ -10,10 +12,10 @@ export async function GET(request: Request) {
   const actor = await requireRouteActor("audit.export");
   if (actor instanceof Response) return actor;
   const { filters, errors } = parseAuditFilters(Object.fromEntries(new URL(request.url).searchParams));
-  if (errors.length) return Response.json({ error: errors.join(" ") }, { status: 400 });
+  if (errors.length) return toResponse(new AppError("bad_request", errors.join(" ")));
   // Its own concurrency limit (lib/csv/export-slot.ts): exports never starve ingest.
   const lines = await withExportSlot(auditCsvLines({ actor, filters }));
-  if (!lines) return exportsBusyResponse();
+  if (!lines) return toResponse(exportsBusyError());
   const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, "-");
   return new Response(csvStream(lines), {
     headers: {
