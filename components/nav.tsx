@@ -11,6 +11,7 @@ const items: { href: string; label: string; permission: Permission }[] = [
   { href: "/deliveries", label: "Deliveries", permission: "deliveries.view" },
   { href: "/quarantine", label: "Quarantine", permission: "quarantine.view" },
   { href: "/retention", label: "Retention", permission: "retention.view" },
+  { href: "/readiness", label: "Readiness", permission: "readiness.view" },
   { href: "/audit", label: "Audit log", permission: "audit.view" },
   { href: "/users", label: "Users", permission: "users.view" },
   { href: "/settings", label: "Settings", permission: "settings.view" },

@@ -61,6 +61,10 @@ const schema = z
         }
         return secrets;
       }),
+    /** Accepted |our clock − webhook-timestamp| in seconds, inclusive (Standard Webhooks: 5 minutes). */
+    WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS: intSetting(30, 3_600).default(300),
+    /** 1: the provider's per-district sequences have no holes, so a skipped number is a missing event (gap tracking). */
+    PROVIDER_SEQUENCES_DENSE: z.enum(["0", "1"], { error: "must be 1 (dense: track gaps) or 0" }).default("1"),
     WEBHOOK_MAX_BODY_BYTES: intSetting(1024, 10 * 1024 * 1024).default(256 * 1024),
     /** How long one ingest transaction may take before we answer 503 (the sender retries). */
     INGEST_TX_TIMEOUT_MS: intSetting(100, 60_000).default(5_000),

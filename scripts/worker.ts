@@ -11,6 +11,7 @@ import { describeError, log } from "../lib/log";
 import { processOutbox } from "../lib/outbox/process-outbox";
 import { providerClientFromEnv } from "../lib/provider/client";
 import { ensureWebhookRegistered } from "../lib/provider/webhook-registration";
+import { raiseGapAlerts } from "../lib/gaps/raise-gap-alerts";
 import { startNightlyPurge } from "../lib/retention/nightly-purge";
 import { foldRollups } from "../lib/rollups/fold-rollups";
 
@@ -69,6 +70,15 @@ const periodicJobs: { name: string; everyMs: number; run: () => Promise<void> }[
   // The dashboard's hourly counts: the pages stay exact without it, but slower as the unfolded tail grows.
   { name: "rollups", everyMs: config.ROLLUP_INTERVAL_MS, run: () => foldRollups().then(() => undefined) },
   // (The nightly retention purge keeps its own wall-clock timer: startNightlyPurge in main.)
+  // A sequence gap open past the provider's retry horizon becomes an alert; a closed one resolves it.
+  {
+    name: "sequence-gap-alerts",
+    everyMs: 60_000,
+    run: async () => {
+      const { raised, resolved } = await raiseGapAlerts();
+      if (raised > 0 || resolved > 0) log.info("sequence gap alerts", { raised, resolved });
+    },
+  },
 ];
 
 async function runPeriodicJobs(lastRun: Map<string, number>): Promise<void> {

@@ -17,7 +17,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import type { WireDeliveryAttempt, WireDeliveryPage, WireError, WireHook, WireKeyResult, WireSecretRotation } from "../lib/provider/api-schema";
+import type { WireDeliveryAttempt, WireDeliveryPage, WireError, WireHook, WireKeyResult, WireSecretRotation, WireTestEvent } from "../lib/provider/api-schema";
 import type { Dispatcher } from "./dispatcher";
 import { faultsSchema, type Faults } from "./faults";
 import type { SimAttempt, SimKey } from "./model";
@@ -48,6 +48,7 @@ const rotateSecretBody = z.object({
   secret: z.string().regex(/^whsec_[A-Za-z0-9+/=]{16,}$/).optional(),
   overlap_seconds: z.number().int().min(0).max(30 * 86_400).optional(),
 });
+const testEventBody = z.object({ tenant_id: z.string().min(1).max(200) });
 const issueBody = z.object({ scopes: z.array(z.string().min(1).max(200)).max(100) });
 const redeliverFailedBody = z.object({ since: z.iso.datetime({ offset: true }), until: z.iso.datetime({ offset: true }), dry_run: z.boolean().default(false) });
 const deliveriesQuery = z.object({
@@ -104,6 +105,11 @@ export function createRequestHandler(context: HttpApiContext) {
       const input = parse(rotateSecretBody, body);
       const hook = provider.rotateHookSecret(decodeURIComponent(m[1]!), { secret: input.secret, overlapSeconds: input.overlap_seconds });
       return { status: 200, body: { hook_id: hook.id, secret: hook.secret, previous_secret_valid_until: iso(hook.previousSecretValidUntil) } satisfies WireSecretRotation };
+    }
+    if (method === "POST" && (m = /^\/v1\/account\/webhooks\/([^/]+)\/test-event$/.exec(p))) {
+      const input = parse(testEventBody, body);
+      const event = provider.testEvent(decodeURIComponent(m[1]!), input.tenant_id);
+      return { status: 202, body: { event_id: event.id, tenant_id: event.tenantId, sequence: event.sequence } satisfies WireTestEvent };
     }
     if (method === "GET" && (m = /^\/v1\/account\/webhooks\/deliveries\/([^/]+)$/.exec(p))) {
       const hook = provider.hook(decodeURIComponent(m[1]!));

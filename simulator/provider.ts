@@ -82,6 +82,17 @@ export class SimProvider {
     return { key: revoked, secret: null, previousKeyId: null, event };
   }
 
+  /**
+   * A test event (Svix's "send example"): a real, signed `key.revoked` of a key that never
+   * existed, in the tenant's sequence, delivered to this hook only. The consumer records a
+   * tombstone and nothing else; the readiness check uses it to see our side of a delivery.
+   */
+  testEvent(hookId: string, tenantId: string): SimEvent {
+    this.hook(hookId);
+    const key: SimKey = { id: `key_test_${hex(8)}`, tenantId, status: "revoked", prefix: "ik_test", scopes: [], createdAt: this.now(), updatedAt: this.now() };
+    return this.emit({ type: "key.revoked", tenantId, key }, hookId);
+  }
+
   activeKey(tenantId: string): SimKey | undefined {
     for (const key of this.store.keys.values()) if (key.tenantId === tenantId && key.status === "active") return key;
     return undefined;
@@ -120,7 +131,7 @@ export class SimProvider {
     return { key, secret: `${prefix}_${hex(20)}` };
   }
 
-  private emit(input: { type: SimEvent["type"]; tenantId: string; key: SimKey; previousKeyId?: string }): SimEvent {
+  private emit(input: { type: SimEvent["type"]; tenantId: string; key: SimKey; previousKeyId?: string }, onlyHookId?: string): SimEvent {
     const tenant = this.store.tenants.get(input.tenantId) ?? { id: input.tenantId, sequence: 0 };
     const next: SimTenant = { ...tenant, sequence: tenant.sequence + 1 };
     this.store.put({ t: "tenant", v: next });
@@ -146,6 +157,7 @@ export class SimProvider {
     };
     this.store.put({ t: "event", v: event });
     for (const hook of this.store.hooks.values()) {
+      if (onlyHookId !== undefined && hook.id !== onlyHookId) continue;
       const message: SimMessage = {
         id: `msg_${hex(8)}`,
         hookId: hook.id,

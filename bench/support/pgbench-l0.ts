@@ -36,7 +36,7 @@ export function ingestStatementForPgbench(): string {
       event: { id: "@event", type: "@type", tenantId: "@tenant", keyId: "@key", previousKeyId: null, sequence: -7001, occurredAt, prefix: "@prefix", scopes } as unknown as KeyEvent,
       payloadJson: "@payload",
       receivedAt,
-      receipt: { webhookId: "@webhook", bodyBytes: -7002, handlerMicros: -7003, source: "provider" },
+      receipt: { webhookId: "@webhook", bodyBytes: -7002, handlerMicros: -7003, source: "provider", secretFingerprint: "@fingerprint", clockSkewMs: -7004 },
     },
     5_000,
   );
@@ -56,6 +56,8 @@ export function ingestStatementForPgbench(): string {
     ["valid", `'valid'`],
     [-7003, "0"],
     [-7002, "200"],
+    ["@fingerprint", `'a1b2c3d4'`],
+    [-7004, "12"],
     ["provider", `'provider'`],
     [5_000, "5000"],
   ]);

@@ -22,6 +22,9 @@ export const PERMISSIONS = {
   "quarantine.resolve": staff,
   "retention.view": staff,
   "retention.edit": platformAdmin,
+  // The retry-readiness check (issue 12): runs real deliveries on the canary district only.
+  "readiness.view": staff,
+  "readiness.run": staff,
   "audit.view": staff,
   "audit.export": staff,
   // Managing accounts can grant any role, so it is as powerful as the platform admin itself.

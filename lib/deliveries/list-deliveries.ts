@@ -9,6 +9,7 @@ import type { ProviderDeliveryAttempt } from "../provider/client";
 import { toAppError } from "../provider/errors";
 import { getRegisteredHookId } from "../provider/webhook-registration";
 import { providerForDashboard, type DeliveryProvider } from "./provider-for-dashboard";
+import { isCanaryTenant } from "../readiness/canary";
 
 export type OurReceipt = {
   id: bigint;
@@ -144,6 +145,8 @@ export async function listDeliveries(
     row.replayable = claims.some((c) => c.eventId === row.eventId && c.tenantId === row.tenantId);
     row.mismatch = mismatchOf(row, provider.kind === "ok");
   }
+  // The readiness canary's deliveries are the check's business (Readiness page), not a district's.
+  for (const [eventId, row] of rows) if (isCanaryTenant(row.tenantId)) rows.delete(eventId);
   const providerKnown = provider.kind === "ok";
   const matching = [...rows.values()]
     .filter((row) => !options.tenantId || row.tenantId === options.tenantId)

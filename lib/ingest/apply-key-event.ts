@@ -23,7 +23,15 @@ export type ApplyKeyEventOptions = {
   /** The JSON text stored as the ledger payload: validated as storable and redacted (ingest-event.ts). */
   payloadJson: string;
   receivedAt: Date;
-  receipt: { webhookId: string; bodyBytes: number; handlerMicros: number; source: "provider" | "replay" };
+  receipt: {
+    webhookId: string;
+    bodyBytes: number;
+    handlerMicros: number;
+    source: "provider" | "replay";
+    /** Fingerprint of the secret that verified the signature; null for a local replay. */
+    secretFingerprint?: string | null;
+    clockSkewMs?: number | null;
+  };
 };
 
 type Row = { outcome: IngestOutcome; reason: string | null; first_outcome: string | null };
@@ -52,5 +60,6 @@ export function ingestStatement(options: ApplyKeyEventOptions, lockTimeoutMs: nu
         ${event.sequence}::bigint, ${key?.prefix ?? null}, ${key?.scopes ?? null}::text[],
         ${event.occurredAt}::timestamptz, ${payloadJson}::jsonb, ${receivedAt}::timestamptz,
         ${receipt.webhookId}, ${receipt.source === "replay" ? "not_checked" : "valid"}, ${receipt.handlerMicros}::int,
-        ${receipt.bodyBytes}::int, ${receipt.source})`;
+        ${receipt.bodyBytes}::int, ${receipt.source}, ${receipt.secretFingerprint ?? null}::text, ${receipt.clockSkewMs ?? null}::int,
+        ${env().PROVIDER_SEQUENCES_DENSE === "1"}::boolean)`;
 }

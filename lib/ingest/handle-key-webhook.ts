@@ -34,21 +34,24 @@ export async function receiveKeyWebhook(request: Request): Promise<IngestResult>
   context.bodyBytes = body.bytes;
   if (!body.ok) return reject(context, "body_too_large", `body exceeds the limit of ${config.WEBHOOK_MAX_BODY_BYTES} bytes`);
 
-  const verdict = verifySignature(
+  const signature = verifySignature(
     body.text,
     {
       "webhook-id": context.webhookId,
       "webhook-timestamp": request.headers.get("webhook-timestamp"),
       "webhook-signature": request.headers.get("webhook-signature"),
     },
-    config.WEBHOOK_SECRETS,
+    { secrets: config.WEBHOOK_SECRETS, toleranceSeconds: config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS, receivedAt: context.receivedAt },
   );
+  const { verdict } = signature;
   context.signatureVerdict = verdict;
+  context.secretFingerprint = signature.secretFingerprint;
+  context.clockSkewMs = signature.clockSkewMs;
   switch (verdict) {
     case "missing":
       return reject(context, "signature_missing", "missing webhook-id, webhook-timestamp or webhook-signature header");
     case "expired":
-      return reject(context, "signature_expired", "webhook-timestamp is outside the ±5 minute tolerance");
+      return reject(context, "signature_expired", `webhook-timestamp is outside the ±${config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS} s tolerance`);
     case "invalid":
       return reject(context, "signature_invalid", "no signature matches any configured secret");
   }

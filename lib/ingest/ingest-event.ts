@@ -22,6 +22,9 @@ export type DeliveryContext = {
   bodyBytes: number;
   source: "provider" | "replay";
   signatureVerdict: RejectedReceipt["signatureVerdict"];
+  /** Signature telemetry for the receipt: which secret verified it (fingerprint) and the clock skew. */
+  secretFingerprint?: string | null;
+  clockSkewMs?: number | null;
 };
 
 export type IngestEventOptions = DeliveryContext & {
@@ -65,7 +68,14 @@ export async function ingestEvent(options: IngestEventOptions, db: Db = prisma):
         event,
         payloadJson,
         receivedAt: options.receivedAt,
-        receipt: { webhookId: event.id, bodyBytes: options.bodyBytes, handlerMicros: microsSince(options.startedAt), source: options.source },
+        receipt: {
+          webhookId: event.id,
+          bodyBytes: options.bodyBytes,
+          handlerMicros: microsSince(options.startedAt),
+          source: options.source,
+          secretFingerprint: options.secretFingerprint ?? null,
+          clockSkewMs: options.clockSkewMs ?? null,
+        },
       },
       db,
     );
@@ -125,6 +135,8 @@ async function storeRejection(
       latencyMicros: microsSince(context.startedAt),
       bodyBytes: context.bodyBytes,
       source: context.source,
+      secretFingerprint: context.secretFingerprint ?? null,
+      clockSkewMs: context.clockSkewMs ?? null,
     });
   } catch (error) {
     log.error("could not store receipt", { status, webhook_id: context.webhookId, error: describeError(error) });

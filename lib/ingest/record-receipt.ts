@@ -16,6 +16,8 @@ export type RejectedReceipt = {
   latencyMicros: number;
   bodyBytes: number;
   source?: "provider" | "replay";
+  secretFingerprint?: string | null;
+  clockSkewMs?: number | null;
 };
 
 export async function recordReceipt(receipt: RejectedReceipt, db: DbOrTx = prisma): Promise<void> {
@@ -32,6 +34,8 @@ export async function recordReceipt(receipt: RejectedReceipt, db: DbOrTx = prism
       latencyMicros: Math.min(receipt.latencyMicros, 2_147_483_647),
       bodyBytes: Math.min(receipt.bodyBytes, 2_147_483_647),
       source: receipt.source ?? "provider",
+      secretFingerprint: receipt.secretFingerprint ?? null,
+      clockSkewMs: receipt.clockSkewMs ?? null,
     },
   });
 }

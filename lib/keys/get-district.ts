@@ -3,6 +3,7 @@ import "server-only";
 import { prisma, type DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { tenantScope, type Actor } from "../auth/actor";
+import { isCanaryTenant } from "../readiness/canary";
 import { authorize } from "../auth/permissions";
 import type { LedgerRow } from "../ledger/list-ledger";
 
@@ -64,7 +65,7 @@ export async function getDistrict(
 ): Promise<DistrictDetail> {
   authorize(options.actor, "districts.view");
   const tenantId = tenantScope(options.actor, options.tenantId);
-  if (!tenantId) throw new AppError("not_found", "not found");
+  if (!tenantId || isCanaryTenant(tenantId)) throw new AppError("not_found", "not found");
   const tenant = await db.tenant.findUnique({ where: { id: tenantId } });
   if (!tenant) throw new AppError("not_found", "not found");
   const current = {

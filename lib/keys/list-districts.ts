@@ -7,6 +7,7 @@ import { prisma, type DbOrTx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import { CANARY_TENANT_ID } from "../readiness/canary";
 
 export type DistrictSummary = {
   id: string;
@@ -56,7 +57,8 @@ export function districtsPageSql(options: ListDistrictsOptions & { limit: number
   authorize(options.actor, "districts.view");
   const tenantId = tenantScope(options.actor);
   const conditions: Prisma.Sql[] = [];
-  if (tenantId) conditions.push(Prisma.sql`id = ${tenantId}`);
+  // Every district but the readiness canary (lib/readiness/canary.ts).
+  conditions.push(tenantId ? Prisma.sql`id = ${tenantId}` : Prisma.sql`id <> ${CANARY_TENANT_ID}`);
   const search = options.search?.trim().slice(0, 200);
   if (search) {
     const escaped = search.replace(/[\\%_]/g, (c) => "\\" + c);

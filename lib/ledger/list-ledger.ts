@@ -6,6 +6,7 @@ import { prisma, type DbOrTx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import { CANARY_TENANT_ID } from "../readiness/canary";
 import { encodeCursor, type KeysetCursor } from "../listing/keyset-cursor";
 import type { LedgerFilters } from "./ledger-filters";
 
@@ -51,6 +52,8 @@ export function ledgerPageSql(options: { actor: Actor; filters: LedgerFilters; c
 
   const conditions: Prisma.Sql[] = [];
   if (tenantId) conditions.push(Prisma.sql`tenant_id = ${tenantId}`);
+  // The readiness canary is never a district's row (lib/readiness/canary.ts).
+  conditions.push(Prisma.sql`tenant_id <> ${CANARY_TENANT_ID}`);
   if (filters.type) conditions.push(Prisma.sql`type = ${filters.type}`);
   if (filters.outcome) conditions.push(Prisma.sql`outcome = ${filters.outcome}`);
   if (filters.eventId) conditions.push(Prisma.sql`event_id = ${filters.eventId}`);

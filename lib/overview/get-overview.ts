@@ -7,6 +7,7 @@ import { Prisma } from "../generated/prisma/client";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
 import { countRollup, totalRows } from "../rollups/rollup-counts";
+import { CANARY_TENANT_ID, NOT_CANARY } from "../readiness/canary";
 import { CHART_OUTCOMES, type ChartDay, type ChartOutcome } from "./outcome-chart-data";
 
 export type Overview = {
@@ -30,8 +31,9 @@ export async function getOverview(options: { actor: Actor; days?: number; now?: 
   const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const days = Math.min(Math.max(options.days ?? 14, 1), 90);
   const since = new Date(today.getTime() - (days - 1) * 86_400_000);
-  const tenantSql = tenantId ? Prisma.sql`AND tenant_id = ${tenantId}` : Prisma.empty;
-  const tenantWhere = tenantId ? { tenantId } : {};
+  // Unscoped (staff): every district but the readiness canary; receipts without a tenant stay.
+  const tenantSql = tenantId ? Prisma.sql`AND tenant_id = ${tenantId}` : Prisma.sql`AND tenant_id IS DISTINCT FROM ${CANARY_TENANT_ID}`;
+  const tenantWhere = tenantId ? { tenantId } : { tenantId: NOT_CANARY };
 
   const [outcomes, receiptsToday, quarantineOpen, openAlerts, activeKeys, ledgerRows, chartRows] = await Promise.all([
     tenantId
@@ -98,5 +100,5 @@ async function countActiveKeys(db: DbOrTx): Promise<number> {
   const [row] = await db.$queryRaw<{ estimate: number }[]>`
     SELECT reltuples::float8 AS estimate FROM pg_class WHERE oid = 'api_keys_one_active_per_tenant'::regclass`;
   const estimate = Number(row?.estimate ?? -1);
-  return estimate > 10_000 ? Math.round(estimate) : db.apiKey.count({ where: { status: "active" } });
+  return estimate > 10_000 ? Math.round(estimate) : db.apiKey.count({ where: { status: "active", tenantId: NOT_CANARY } });
 }

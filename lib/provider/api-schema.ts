@@ -3,6 +3,7 @@
 //
 //   POST /v1/account/webhooks/register                         {url}            Idempotency-Key → 201 WireHook
 //   POST /v1/account/webhooks/{hookId}/rotate-secret           {secret?, overlap_seconds?}       → 200 WireSecretRotation
+//   POST /v1/account/webhooks/{hookId}/test-event              {tenant_id}      Idempotency-Key → 202 WireTestEvent
 //   GET  /v1/account/webhooks/deliveries/{hookId}?cursor&limit&status&event_id&since&until      → 200 WireDeliveryPage
 //   POST /v1/account/webhooks/deliveries/{hookId}/{deliveryId}/redeliver                         → 202 {accepted: true}
 //   POST /v1/account/webhooks/deliveries/{hookId}/redeliver-failed {since, until, dry_run}       → 200 {count}
@@ -49,6 +50,14 @@ export const wireDeliveryPage = z.object({
   next_cursor: z.string().nullable(),
 });
 export type WireDeliveryPage = z.input<typeof wireDeliveryPage>;
+
+/** A test event the provider emitted and is delivering to that hook only (at least once, as any event). */
+export const wireTestEvent = z.object({
+  event_id: z.string().min(1),
+  tenant_id: z.string().min(1),
+  sequence: z.number().int().positive(),
+});
+export type WireTestEvent = z.input<typeof wireTestEvent>;
 
 export const wireRedeliver = z.object({ accepted: z.literal(true) });
 export const wireRedeliverFailed = z.object({ count: z.number().int().nonnegative() });

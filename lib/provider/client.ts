@@ -19,6 +19,7 @@ import {
   wireRedeliver,
   wireRedeliverFailed,
   wireSecretRotation,
+  wireTestEvent,
 } from "./api-schema";
 import {
   ProviderError,
@@ -241,6 +242,21 @@ export function createProviderClient(options: ProviderClientOptions) {
         schema: wireSecretRotation,
       });
       return { secret: result.secret, previousSecretValidUntil: result.previous_secret_valid_until };
+    },
+
+    /**
+     * Asks the provider to emit a test event for `tenantId` and deliver it to this hook only
+     * (the readiness check's canary). A provider without the call answers 404 (`not_found`).
+     */
+    async sendTestEvent(input: { hookId: string; tenantId: string; idempotencyKey: string }) {
+      const result = await call({
+        method: "POST",
+        path: `/v1/account/webhooks/${segment(input.hookId)}/test-event`,
+        body: { tenant_id: valid(nonEmpty, input.tenantId, "tenantId") },
+        idempotencyKey: valid(idempotencyKey, input.idempotencyKey, "idempotencyKey"),
+        schema: wireTestEvent,
+      });
+      return { eventId: result.event_id, tenantId: result.tenant_id, sequence: result.sequence };
     },
 
     /** Newest attempts first; pass `nextCursor` back as `cursor` for the next page. */

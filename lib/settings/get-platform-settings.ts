@@ -3,8 +3,8 @@ import "server-only";
 // and which signing secrets this process accepts. Secrets appear only as fingerprints (the first
 // 8 hex characters of their SHA-256): enough to tell two deployments' secrets apart, useless for
 // signing, and no prefix of the secret itself ever leaves this file.
-import { createHash } from "node:crypto";
 import { prisma, type DbOrTx } from "../db";
+import { secretFingerprint } from "../ingest/secret-fingerprint";
 import { DEV_WEBHOOK_SECRET, env, type Env } from "../env";
 import { describeError, log } from "../log";
 import type { Actor } from "../auth/actor";
@@ -38,9 +38,7 @@ export type PlatformSettings = {
   cronSecretSet: boolean;
 };
 
-export function secretFingerprint(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex").slice(0, 8);
-}
+export { secretFingerprint };
 
 /**
  * PROVIDER_WEBHOOK_URL when set (the worker registers that one at start); otherwise the dashboard's

@@ -20,7 +20,9 @@ CREATE OR REPLACE FUNCTION keyhook_apply_event(
   p_scopes text[],
   p_occurred_at timestamptz,
   p_payload jsonb,
-  p_received_at timestamptz
+  p_received_at timestamptz,
+  -- PROVIDER_SEQUENCES_DENSE: track sequence gaps (keyhook_note_sequence).
+  p_track_gaps boolean
 ) RETURNS TABLE (outcome text, reason text, ledger_id bigint, first_outcome text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -47,6 +49,15 @@ BEGIN
   RETURNING pe.id INTO v_ledger_id;
 
   IF v_ledger_id IS NULL THEN
+    -- A duplicate counts as arrived: it closes a gap its first delivery did not (one recorded
+    -- while that delivery was in flight, or after a restore). The cheap check keeps the common
+    -- duplicate off the district's lock.
+    IF p_track_gaps AND p_sequence IS NOT NULL AND EXISTS (
+      SELECT 1 FROM sequence_gaps g
+      WHERE g.tenant_id = p_tenant_id AND g.closed_at IS NULL AND p_sequence BETWEEN g.from_seq AND g.to_seq
+    ) THEN
+      PERFORM keyhook_note_sequence(p_tenant_id, p_sequence, p_received_at);
+    END IF;
     RETURN QUERY
       SELECT 'duplicate'::text, NULL::text, pe.id, pe.outcome
       FROM processed_events pe WHERE pe.tenant_id = p_tenant_id AND pe.event_id = p_event_id;
@@ -57,6 +68,9 @@ BEGIN
   END IF;
 
   IF NOT v_known THEN
+    IF p_track_gaps AND p_sequence IS NOT NULL THEN
+      PERFORM keyhook_note_sequence(p_tenant_id, p_sequence, p_received_at);
+    END IF;
     UPDATE processed_events SET reason = 'unknown event type', processed_at = clock_timestamp(),
       processing_micros = (extract(epoch FROM clock_timestamp() - v_started) * 1000000)::int
     WHERE id = v_ledger_id;
@@ -69,6 +83,10 @@ BEGIN
   INSERT INTO tenants AS t (id) VALUES (p_tenant_id)
   ON CONFLICT (id) DO UPDATE SET updated_at = now()
   RETURNING t.high_water_mark INTO v_hwm;
+  -- Every claimed event counts as arrived, whatever its outcome below (quarantined included).
+  IF p_track_gaps THEN
+    PERFORM keyhook_note_sequence(p_tenant_id, p_sequence, p_received_at);
+  END IF;
 
   -- 3. Read the keys the event names. Looked up by id alone on purpose: a key id that exists
   --    under another tenant is a misrouted event, and must be quarantined, never applied.

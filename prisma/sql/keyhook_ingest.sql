@@ -39,7 +39,12 @@ CREATE OR REPLACE FUNCTION keyhook_ingest(
   p_signature_verdict text,
   p_handler_micros int,
   p_body_bytes int,
-  p_source text
+  p_source text,
+  -- Signature telemetry (issue 12): which secret verified the delivery, and the clock skew.
+  p_secret_fingerprint text,
+  p_clock_skew_ms int,
+  -- PROVIDER_SEQUENCES_DENSE: track sequence gaps (keyhook_note_sequence).
+  p_track_gaps boolean
 ) RETURNS TABLE (outcome text, reason text, first_outcome text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -52,12 +57,12 @@ BEGIN
   PERFORM set_config('lock_timeout', p_lock_timeout_ms || 'ms', true),
           set_config('idle_in_transaction_session_timeout', '60s', true);
   SELECT * INTO v_applied FROM keyhook_apply_event(p_tenant_id, p_event_id, p_type, p_key_id, p_previous_key_id,
-    p_sequence, p_prefix, p_scopes, p_occurred_at, p_payload, p_received_at);
+    p_sequence, p_prefix, p_scopes, p_occurred_at, p_payload, p_received_at, p_track_gaps);
   INSERT INTO receipts (received_at, webhook_id, tenant_id, event_id, signature_verdict, status, outcome,
-                        latency_micros, body_bytes, source)
+                        latency_micros, body_bytes, source, secret_fingerprint, clock_skew_ms)
   VALUES (p_received_at, p_webhook_id, p_tenant_id, p_event_id, p_signature_verdict, 200, v_applied.outcome,
           p_handler_micros + (extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000000)::int,
-          p_body_bytes, p_source);
+          p_body_bytes, p_source, p_secret_fingerprint, p_clock_skew_ms);
   outcome := v_applied.outcome;
   reason := v_applied.reason;
   first_outcome := v_applied.first_outcome;

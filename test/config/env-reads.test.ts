@@ -13,6 +13,7 @@ const TOOLING_READERS: Record<string, string> = {
   "scripts/diff.ts": "DATABASE_URL only, like db:migrate",
   "scripts/purge.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts",
   "scripts/event.ts": "hands the environment to parseEnv",
+  "scripts/readiness.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts (like purge)",
   "tooling/dev/embedded-postgres.ts": "passes the environment on to the PostgreSQL child process",
 };
 

@@ -180,6 +180,8 @@ describe("every permutation and duplication of a valid history converges (proper
         // The arrival-order model converges to the in-order one too.
         expect(Object.fromEntries(Object.entries(predicted.database.keys).map(([id, key]) => [id, key.status]))).toEqual(expected.keys);
         expect(await highWaterMark(tenant)).toBe(expected.highWaterMark);
+        // Every event was delivered at least once: no sequence is missing any more.
+        expect(await prisma.sequenceGap.findMany({ where: { tenantId: tenant, closedAt: null } })).toEqual([]);
       }),
       { numRuns: 60 },
     );

@@ -7,6 +7,8 @@ import { Skeleton } from "@/components/ui/skeleton";
 import type { Actor } from "@/lib/auth/actor";
 import { getOverview } from "@/lib/overview/get-overview";
 import { requirePageActor } from "../../_lib/session";
+import { SequenceGapsCard } from "../_components/sequence-gaps-card";
+import { ReadinessLine } from "./readiness-line";
 
 export const metadata = { title: "Overview · Keyhook" };
 
@@ -27,6 +29,7 @@ async function OverviewNumbers({ actor }: { actor: Actor }) {
   const outcomes = ["applied", "stale", "quarantined", "ignored"] as const;
   return (
     <div className="space-y-6">
+      <ReadinessLine actor={actor} />
       <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
         {outcomes.map((outcome) => (
           <Stat key={outcome} label={`${outcome} today`} value={formatNumber(overview.outcomesToday[outcome] ?? 0)} />
@@ -40,6 +43,7 @@ async function OverviewNumbers({ actor }: { actor: Actor }) {
       <Card title="Deliveries by outcome, last 14 days (UTC)">
         <OutcomeChart chart={overview.chart} />
       </Card>
+      <SequenceGapsCard actor={actor} showDistrict={!actor.tenantId} />
     </div>
   );
 }

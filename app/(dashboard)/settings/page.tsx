@@ -12,6 +12,7 @@ import { can } from "@/lib/auth/permissions";
 import { getPlatformSettings, type PlatformSettings } from "@/lib/settings/get-platform-settings";
 import { requirePageActor } from "../../_lib/session";
 import { registerWebhookAction } from "./actions";
+import { SignatureTelemetryCard } from "./signature-telemetry";
 
 export const metadata = { title: "Settings · Keyhook" };
 
@@ -119,6 +120,8 @@ async function SettingsDetails({ actor }: { actor: Actor }) {
           secret; once it signs only with the new one, remove the old secret and restart again.
         </p>
       </Card>
+
+      <SignatureTelemetryCard actor={actor} />
 
       <Card title="Other secrets">
         <dl className="divide-y divide-slate-100">

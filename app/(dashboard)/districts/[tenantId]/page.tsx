@@ -13,6 +13,7 @@ import { can } from "@/lib/auth/permissions";
 import { isAppError } from "@/lib/errors";
 import { getDistrict, revokeStateOf, type KeyView, type TimelineEvent } from "@/lib/keys/get-district";
 import { requirePageActor } from "../../../_lib/session";
+import { SequenceGapsCard } from "../../_components/sequence-gaps-card";
 import { issueKeyAction, revokeKeyAction, rotateKeyAction } from "./actions";
 
 export const metadata = { title: "District · Keyhook" };
@@ -93,6 +94,8 @@ export default async function DistrictPage({ params, searchParams }: { params: P
             </ActionForm>
           </Card>
         ) : null}
+
+        <SequenceGapsCard actor={actor} tenantId={district.id} showDistrict={false} />
 
         <Card title="Event timeline">
           {district.timeline.length === 0 ? (

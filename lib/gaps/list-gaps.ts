@@ -1,0 +1,46 @@
+import "server-only";
+// Open sequence gaps as the dashboard shows them (district page, overview), scoped to the actor.
+import { prisma, type DbOrTx } from "../db";
+import { tenantScope, type Actor } from "../auth/actor";
+import { authorize } from "../auth/permissions";
+import { CANARY_TENANT_ID } from "../readiness/canary";
+import { getRetentionSettings } from "../retention/settings";
+
+export type OpenGap = {
+  id: string;
+  tenantId: string;
+  fromSequence: number;
+  toSequence: number;
+  missing: number;
+  firstNoticedAt: Date;
+  /** Open longer than the provider's retry horizon: no retry will fill it (an alert is raised). */
+  pastHorizon: boolean;
+};
+
+export async function listOpenGaps(
+  options: { actor: Actor; tenantId?: string; limit?: number; now?: Date; retryHorizonHours?: number },
+  db: DbOrTx = prisma,
+): Promise<{ gaps: OpenGap[]; total: number }> {
+  authorize(options.actor, "districts.view");
+  const tenantId = tenantScope(options.actor, options.tenantId);
+  const where = { closedAt: null, tenantId: tenantId ?? { not: CANARY_TENANT_ID } };
+  const now = options.now ?? new Date();
+  const horizonHours = options.retryHorizonHours ?? (await getRetentionSettings(db)).retryHorizonHours;
+  const cutoff = now.getTime() - horizonHours * 3_600_000;
+  const [rows, total] = await Promise.all([
+    db.sequenceGap.findMany({ where, orderBy: [{ firstNoticedAt: "asc" }, { id: "asc" }], take: Math.min(options.limit ?? 20, 200) }),
+    db.sequenceGap.count({ where }),
+  ]);
+  return {
+    total,
+    gaps: rows.map((g) => ({
+      id: g.id.toString(),
+      tenantId: g.tenantId,
+      fromSequence: Number(g.fromSeq),
+      toSequence: Number(g.toSeq),
+      missing: Number(g.toSeq - g.fromSeq) + 1,
+      firstNoticedAt: g.firstNoticedAt,
+      pastHorizon: g.firstNoticedAt.getTime() < cutoff,
+    })),
+  };
+}

@@ -1,0 +1,40 @@
+// The shapes the retry-readiness check passes around: what each step needs and what it reports.
+import type { Db } from "../db";
+import type { ProviderClient } from "../provider/client";
+
+export const READINESS_STEP_IDS = ["duplicate_delivery", "forced_failure", "delivery_history", "retention"] as const;
+export type ReadinessStepId = (typeof READINESS_STEP_IDS)[number];
+
+export type StepResult = {
+  id: ReadinessStepId;
+  title: string;
+  passed: boolean;
+  /** One line: what was observed. */
+  summary: string;
+  /** When it failed: what to fix, worded for an operator. */
+  fix: string | null;
+  evidence: Record<string, unknown>;
+  durationMs: number;
+};
+
+/** The provider calls the check makes; a test can wrap the real client (e.g. to lose an attempt). */
+export type ReadinessProvider = Pick<ProviderClient, "sendTestEvent" | "listDeliveries" | "redeliver">;
+
+export type ReadinessContext = {
+  db: Db;
+  /** Our public webhook endpoint, as the provider calls it (the check posts there too). */
+  webhookUrl: string;
+  provider: ReadinessProvider | null;
+  hookId: string | null;
+  /** WEBHOOK_SECRETS: the local fallback and the forced failure sign with the first one. */
+  secrets: readonly string[];
+  /** INGEST_TX_TIMEOUT_MS of the app under test: the forced failure holds the lock past it. */
+  ingestTimeoutMs: number;
+  /** How long to wait for a delivery to show up (provider queues, retries). */
+  waitTimeoutMs: number;
+  runId: string;
+  now: () => Date;
+};
+
+/** What the duplicate step learned, for the history step to reconcile. */
+export type CanaryDelivery = { eventId: string; via: "provider" | "local" } | null;

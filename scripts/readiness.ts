@@ -1,0 +1,65 @@
+// `npm run readiness`: the retry-readiness check against the running system, for operators and CI.
+//   npm run readiness -- [--webhook-url URL] [--wait-ms N] [--json]
+// Needs what the app has: DATABASE_URL (or the embedded server of `npm run dev`), WEBHOOK_SECRETS,
+// INGEST_TX_TIMEOUT_MS, PROVIDER_URL / PROVIDER_API_KEY, and the public webhook URL
+// (PROVIDER_WEBHOOK_URL, else NEXTAUTH_URL, else http://127.0.0.1:PORT). Every run is stored and
+// audited like one started from the Readiness page.
+// Exit 0 when every step passed, 1 when one failed (each says what to fix), 2 when it could not run.
+import { userInfo } from "node:os";
+import { parseArgs } from "node:util";
+import nextEnv from "@next/env"; // CommonJS without detectable named exports
+import { parseEnv } from "../lib/env";
+import { prepareDatabase } from "../tooling/dev/prepare-database";
+
+const usage = "usage: npm run readiness -- [--webhook-url URL] [--wait-ms N] [--json]";
+
+function fail(message: string): never {
+  process.stderr.write(`keyhook: ${message}\n`);
+  process.exit(2);
+}
+
+let args: { webhookUrl?: string; waitMs?: number; json: boolean };
+try {
+  const { values } = parseArgs({ options: { "webhook-url": { type: "string" }, "wait-ms": { type: "string" }, json: { type: "boolean", default: false } } });
+  const wait = values["wait-ms"];
+  if (wait !== undefined && !/^\d+$/.test(wait)) fail(`--wait-ms must be a whole number\n${usage}`);
+  args = { webhookUrl: values["webhook-url"], waitMs: wait === undefined ? undefined : Number(wait), json: values.json ?? false };
+} catch (error) {
+  fail(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
+}
+
+nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
+try {
+  parseEnv(process.env);
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
+
+const database = await prepareDatabase({ databaseUrl: process.env.DATABASE_URL }).catch((error: unknown) =>
+  fail(`database not ready: ${error instanceof Error ? error.message : String(error)}`),
+);
+process.env.DATABASE_URL = database.databaseUrl;
+const { disconnectDb } = await import("../lib/db");
+const { runReadiness } = await import("../lib/readiness/run-readiness");
+
+let exitCode = 2;
+try {
+  const actor = { id: null, label: `cli (${userInfo().username})` };
+  const result = await runReadiness({ actor, trigger: "cli", webhookUrl: args.webhookUrl, waitTimeoutMs: args.waitMs });
+  if (args.json) {
+    console.log(JSON.stringify(result, (_key, value) => (typeof value === "bigint" ? String(value) : value), 2));
+  } else {
+    for (const step of result.steps) {
+      console.log(`${step.passed ? "PASS" : "FAIL"}  ${step.title}\n      ${step.summary}${step.fix ? `\n      fix: ${step.fix}` : ""}`);
+    }
+    console.log(result.passed ? `ready for retries (run ${result.id})` : `NOT ready for retries: ${result.steps.filter((s) => !s.passed).length} step(s) failed (run ${result.id})`);
+  }
+  exitCode = result.passed ? 0 : 1;
+} catch (error) {
+  const { AppError } = await import("../lib/errors");
+  console.error(`keyhook: readiness check could not run: ${error instanceof AppError ? error.publicMessage : error instanceof Error ? error.message : String(error)}`);
+} finally {
+  await disconnectDb();
+  await database.stop();
+}
+process.exit(exitCode);
