@@ -4,6 +4,7 @@ import "server-only";
 import { env } from "../env";
 import { describeError, log } from "../log";
 import { recordDelivery } from "../metrics/ingest-metrics";
+import { withSpan } from "../tracing";
 import { applyKeyEvent, type ApplyResult } from "./apply-key-event";
 import { parseEvent, type ParsedEvent } from "./event-schema";
 import { readBodyWithLimit } from "./read-body";
@@ -48,14 +49,16 @@ export async function handleKeyWebhook(request: Request): Promise<Response> {
     return reject(413, `body exceeds the limit of ${config.WEBHOOK_MAX_BODY_BYTES} bytes`, { bodyBytes: body.bytes });
   }
 
-  const verdict: SignatureVerdict = verifySignature(
-    body.text,
-    {
-      "webhook-id": webhookId,
-      "webhook-timestamp": request.headers.get("webhook-timestamp"),
-      "webhook-signature": request.headers.get("webhook-signature"),
-    },
-    config.WEBHOOK_SECRETS,
+  const verdict: SignatureVerdict = await withSpan("ingest.verify", () =>
+    verifySignature(
+      body.text,
+      {
+        "webhook-id": webhookId,
+        "webhook-timestamp": request.headers.get("webhook-timestamp"),
+        "webhook-signature": request.headers.get("webhook-signature"),
+      },
+      config.WEBHOOK_SECRETS,
+    ),
   );
   if (verdict !== "valid") {
     const error = {
@@ -118,11 +121,17 @@ export async function ingestParsedEvent(options: IngestParsedOptions): Promise<R
   const { event } = parsed;
   let result: ApplyResult;
   try {
-    result = await applyKeyEvent({
-      event,
-      rawBody: options.rawBody,
-      receivedAt,
-      receipt: { webhookId, bodyBytes: options.bodyBytes, handlerMicros: microsSince(startedAt), source: options.source },
+    // The accepted delivery's receipt is written by the same statement (apply-key-event.ts).
+    result = await withSpan("ingest.claim_and_apply", async (span) => {
+      span.setAttributes({ "keyhook.event_id": event.id, "keyhook.tenant_id": event.tenantId });
+      const applied = await applyKeyEvent({
+        event,
+        rawBody: options.rawBody,
+        receivedAt,
+        receipt: { webhookId, bodyBytes: options.bodyBytes, handlerMicros: microsSince(startedAt), source: options.source },
+      });
+      span.setAttribute("keyhook.outcome", applied.outcome);
+      return applied;
     });
   } catch (error) {
     // Nothing was committed: tell the sender to retry. Never report an uncommitted change as done.
@@ -168,7 +177,7 @@ export async function ingestParsedEvent(options: IngestParsedOptions): Promise<R
 /** A receipt must never turn a rejection into a 500: if the database is down, we log instead. */
 async function storeRejection(receipt: RejectedReceipt): Promise<void> {
   try {
-    await recordReceipt(receipt);
+    await withSpan("ingest.receipt", () => recordReceipt(receipt));
   } catch (error) {
     log.error("could not store receipt", { status: receipt.status, webhook_id: receipt.webhookId, error: describeError(error) });
   }
