@@ -1,7 +1,10 @@
 // The deployable artifact runs from the build output alone: copied outside the checkout, started
 // with `node keyhook-start.mjs` on an empty database, it migrates it, passes the health check
 // and commits one signed delivery (the Dockerfile's runtime stage runs the same command).
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import pg from "pg";
+import { TEST_SECRET } from "../support/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copyArtifact, createEmptyDatabase, DEPLOY_PORT, nodeModulesAbove, postSigned, startArtifact, type RunningArtifact } from "./standalone-app";
 
@@ -58,6 +61,27 @@ describe("standalone artifact", () => {
     } finally {
       await client.end();
     }
+  });
+
+  it("runs the worker from the same folder (node keyhook-worker.mjs), which stops on SIGTERM", async () => {
+    const worker = spawn(process.execPath, ["keyhook-worker.mjs"], {
+      cwd: artifact.dir,
+      env: { PATH: process.env.PATH, DATABASE_URL: database.url, WEBHOOK_SECRETS: TEST_SECRET, NEXTAUTH_SECRET: "w".repeat(32), NODE_ENV: "production", LOG_LEVEL: "info", PROVIDER_URL: "http://127.0.0.1:9" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const lines: string[] = [];
+    const exited = new Promise<number | null>((resolve) => worker.once("exit", (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      createInterface({ input: worker.stdout! }).on("line", (line) => {
+        lines.push(line);
+        if (line.includes('"worker started"')) resolve();
+      });
+      createInterface({ input: worker.stderr! }).on("line", (line) => lines.push(line));
+      void exited.then((code) => reject(new Error(`worker exited ${code}:\n${lines.join("\n")}`)));
+    });
+    worker.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(lines.some((line) => line.includes('"worker stopped"'))).toBe(true);
   });
 
   it("stops cleanly on SIGTERM with exit code 0", async () => {
