@@ -2,7 +2,7 @@
 // as real processes one file at a time (each starts the production server). Same aliases and
 // database setup as vitest.config.ts; only which files run differs.
 import { defineConfig } from "vitest/config";
-import base from "./vitest.config.ts";
+import base from "./vitest.config";
 
 export default defineConfig({
   ...base,

@@ -66,23 +66,21 @@ export type RunningArtifact = {
 
 export async function startArtifact(options: { dir: string; databaseUrl: string; port: number; env?: Record<string, string> }): Promise<RunningArtifact> {
   // Only what a container would be given: no NODE_PATH, no NODE_OPTIONS, nothing of the runner's.
-  const child = spawn(process.execPath, ["keyhook-start.mjs"], {
-    cwd: options.dir,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: options.dir,
-      DATABASE_URL: options.databaseUrl,
-      PORT: String(options.port),
-      HOSTNAME: "127.0.0.1",
-      WEBHOOK_SECRETS: TEST_SECRET,
-      NEXTAUTH_SECRET: randomBytes(24).toString("hex"),
-      NEXTAUTH_URL: `http://127.0.0.1:${options.port}`,
-      LOG_LEVEL: "warn",
-      NEXT_TELEMETRY_DISABLED: "1",
-      ...options.env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const env: NodeJS.ProcessEnv = {
+    NODE_ENV: "production",
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: options.dir,
+    DATABASE_URL: options.databaseUrl,
+    PORT: String(options.port),
+    HOSTNAME: "127.0.0.1",
+    WEBHOOK_SECRETS: TEST_SECRET,
+    NEXTAUTH_SECRET: randomBytes(24).toString("hex"),
+    NEXTAUTH_URL: `http://127.0.0.1:${options.port}`,
+    LOG_LEVEL: "warn",
+    NEXT_TELEMETRY_DISABLED: "1",
+    ...options.env,
+  };
+  const child = spawn(process.execPath, ["keyhook-start.mjs"], { cwd: options.dir, env, stdio: ["ignore", "pipe", "pipe"] });
   // A runner that dies (or times out) must not leave the server holding its port.
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
