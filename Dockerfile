@@ -16,7 +16,7 @@ RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime
 WORKDIR /app
-ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000 HOSTNAME=0.0.0.0
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000
 # The traced node_modules, .next, static files, migrations, the wasm schema engine and the two
 # entries; owned by root and only readable by the user the server runs as.
 COPY --from=build /app/.next/standalone ./

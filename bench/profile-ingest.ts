@@ -6,8 +6,8 @@ import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import autocannon from "autocannon";
 import pg from "pg";
-import { startEmbeddedPostgres } from "../lib/dev/embedded-postgres";
-import { applyMigrations } from "../lib/migrations/wasm-engine";
+import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
+import { applyMigrations } from "../tooling/migrations/wasm-engine";
 import { createEventStream } from "./support/event-stream";
 
 import { BENCH_SECRET as SECRET } from "./support/app-under-test";

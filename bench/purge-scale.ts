@@ -12,8 +12,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import autocannon from "autocannon";
 import pg from "pg";
-import { startEmbeddedPostgres } from "../lib/dev/embedded-postgres";
-import { applyMigrations } from "../lib/migrations/wasm-engine";
+import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
+import { applyMigrations } from "../tooling/migrations/wasm-engine";
 import { startIngestServer } from "../test/support/child-process";
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";
 

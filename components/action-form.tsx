@@ -3,7 +3,7 @@
 // optional confirmation step for actions that cannot be undone.
 import { useActionState, useState } from "react";
 import { useFormStatus } from "react-dom";
-import type { ActionResult } from "@/app/_lib/run-action";
+import type { ActionResult } from "./action-result";
 import { buttonClass } from "./ui/fields";
 
 type Props = {

@@ -1,5 +1,5 @@
 // Outcomes over time as stacked bars: plain SVG rendered on the server, readable without script.
-import { CHART_OUTCOMES, type ChartOutcome, type Overview } from "@/lib/overview/get-overview";
+import { CHART_OUTCOMES, type ChartDay, type ChartOutcome } from "@/lib/overview/outcome-chart-data";
 
 const colors: Record<ChartOutcome, string> = {
   applied: "#059669",
@@ -10,7 +10,7 @@ const colors: Record<ChartOutcome, string> = {
   rejected: "#e11d48",
 };
 
-export function OutcomeChart({ chart }: { chart: Overview["chart"] }) {
+export function OutcomeChart({ chart }: { chart: ChartDay[] }) {
   const totals = chart.map((d) => CHART_OUTCOMES.reduce((sum, o) => sum + d.counts[o], 0));
   const max = Math.max(1, ...totals);
   const width = 700;

@@ -2,9 +2,9 @@
 // nemesis stops and starts again mid-run. Same directory and port on purpose: the app keeps its
 // DATABASE_URL and its pool has to find its way back on its own.
 import pg from "pg";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "../lib/dev/embedded-postgres";
-import { waitForProcessExit } from "../lib/dev/process-info";
-import { applyMigrations } from "../lib/migrations/wasm-engine";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "../tooling/dev/embedded-postgres";
+import { waitForProcessExit } from "../tooling/dev/process-info";
+import { applyMigrations } from "../tooling/migrations/wasm-engine";
 
 export const FAULTS_DATABASE = "keyhook_faults";
 

@@ -1,4 +1,4 @@
-// `npm run test:faults`: a Jepsen-style set test of the webhook ingest (GitHub issue 6).
+// `npm run test:faults`: a Jepsen-style set test of the webhook ingest.
 // The provider simulator emits N unique key events and delivers them at least once, with
 // duplicates, reordering and dropped answers, through a proxy that holds some of the app's
 // responses past the sender's timeout; meanwhile the nemesis SIGKILLs the production app at

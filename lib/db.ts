@@ -21,7 +21,7 @@ function createClient(): PrismaClient {
     max: DATABASE_POOL_SIZE,
     connectionTimeoutMillis: 3_000,
     // Pinned per connection rather than per transaction, to save a round trip each time:
-    // - the ingest transaction runs at READ COMMITTED (DESIGN.md invariant 1);
+    // - the ingest transaction runs at READ COMMITTED (docs/design.md, invariant 1);
     // - a lock wait longer than the ingest timeout fails inside PostgreSQL too, so a request we
     //   answered 503 does not leave a statement queued behind a lock;
     // - a transaction abandoned by a hung process cannot hold the claim's locks for ever.

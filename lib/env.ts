@@ -79,6 +79,8 @@ const schema = z
     OIDC_CLIENT_ID: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
     OIDC_CLIENT_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
     OIDC_NAME: z.string().min(1).max(60).default("SSO"),
+    /** The address the production server listens on (a container: all interfaces). */
+    LISTEN_HOST: z.string().min(1).default("0.0.0.0"),
     /** SIGTERM: how long a replica waits for the requests in flight before it closes its pools and exits. */
     SHUTDOWN_DRAIN_MS: intSetting(100, 600_000).default(10_000),
     /** OpenTelemetry: base URL of an OTLP/HTTP collector (traces go to <url>/v1/traces); unset: no tracing. */
@@ -90,16 +92,24 @@ const schema = z
     KEYHOOK_PG_PORT: intSetting(1, 65535).optional(),
     /** Launcher: seed the demo districts and users under `npm start` too (browser tests, demos). */
     KEYHOOK_SEED_DEMO: z.enum(["0", "1"]).default("0"),
+    /** Launcher: the provider simulator and the worker next to the app (unset: in `npm run dev` only). */
+    KEYHOOK_WITH_SIMULATOR: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["0", "1"]).optional()),
+    /** Launcher: the outbox worker next to the app under `npm start` too. */
+    KEYHOOK_WITH_WORKER: z.enum(["0", "1"]).default("0"),
+    /** Browser tests and demos only: `npm start` accepts the public dev secrets (never in a deployment). */
+    KEYHOOK_ALLOW_DEV_SECRET: z.enum(["0", "1"]).default("0"),
+    /** Set by the launcher for the processes it starts: exit when its stdin (a pipe from the launcher) closes. */
+    KEYHOOK_EXIT_WITH_PARENT: z.enum(["0", "1"]).default("0"),
   })
   .superRefine((env, ctx) => {
-    if (env.NODE_ENV === "production" && !env.NEXTAUTH_SECRET && process.env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
+    if (env.NODE_ENV === "production" && !env.NEXTAUTH_SECRET && env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
       ctx.addIssue({ code: "custom", path: ["NEXTAUTH_SECRET"], message: "is required in production (32+ random characters)" });
     }
     const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET].filter(Boolean).length;
     if (oidc !== 0 && oidc !== 3) {
       ctx.addIssue({ code: "custom", path: ["OIDC_ISSUER"], message: "OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together" });
     }
-    if (env.NODE_ENV === "production" && !env.WEBHOOK_SECRETS && process.env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
+    if (env.NODE_ENV === "production" && !env.WEBHOOK_SECRETS && env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
       ctx.addIssue({ code: "custom", path: ["WEBHOOK_SECRETS"], message: "is required in production (one or more whsec_… secrets)" });
     }
     if (env.SHUTDOWN_DRAIN_MS <= env.INGEST_TX_TIMEOUT_MS) {
@@ -128,6 +138,9 @@ const schema = z
   });
 
 export type Env = Omit<z.infer<typeof schema>, "WEBHOOK_SECRETS"> & { WEBHOOK_SECRETS: string[] };
+
+/** The name of every setting this reader knows (.env.example documents each one). */
+export const SETTING_NAMES = Object.keys(schema.shape) as (keyof Env)[];
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = schema.safeParse(source);

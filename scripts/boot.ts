@@ -10,21 +10,21 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { constants } from "node:os";
 import nextEnv from "@next/env"; // CommonJS without detectable named exports
-import { parseEnv } from "../lib/env";
-import { startOrphanGuard } from "../lib/dev/orphan-guard";
-import { prepareDatabase, type PreparedDatabase } from "../lib/dev/prepare-database";
-import { startDevCompanions, type DevCompanions } from "../lib/provider/dev-companions";
+import { parseEnv, type Env } from "../lib/env";
+import { startOrphanGuard } from "../tooling/dev/orphan-guard";
+import { prepareDatabase, type PreparedDatabase } from "../tooling/dev/prepare-database";
+import { startDevCompanions, type DevCompanions } from "../tooling/dev/dev-companions";
 import { DEMO_PASSWORD, DEMO_USERS } from "../lib/auth/demo-users";
 
 type Mode = "dev" | "start";
 
 /** Only what the launcher needs; lib/env.ts validates every setting and words the error. */
-function readBootConfig(mode: Mode): { port: number; databaseUrl?: string; dataDir?: string; pgPort?: number; seedDemo: boolean; drainMs: number } {
+function readBootConfig(mode: Mode): { port: number; databaseUrl?: string; dataDir?: string; pgPort?: number; seedDemo: boolean; env: Env } {
   // The same .env files, in the same precedence, that Next will load for the app.
   nextEnv.loadEnvConfig(process.cwd(), mode === "dev", { info: () => {}, error: console.error });
   // Validated as Next will run: `next start` is production (WEBHOOK_SECRETS required).
   const env = parseEnv({ ...process.env, NODE_ENV: mode === "dev" ? "development" : "production" });
-  return { port: env.PORT, databaseUrl: env.DATABASE_URL, dataDir: env.KEYHOOK_DATA_DIR, pgPort: env.KEYHOOK_PG_PORT, seedDemo: mode === "dev" || env.KEYHOOK_SEED_DEMO === "1", drainMs: env.SHUTDOWN_DRAIN_MS };
+  return { port: env.PORT, databaseUrl: env.DATABASE_URL, dataDir: env.KEYHOOK_DATA_DIR, pgPort: env.KEYHOOK_PG_PORT, seedDemo: mode === "dev" || env.KEYHOOK_SEED_DEMO === "1", env };
 }
 
 const mode: Mode = process.argv[2] === "dev" || process.argv[2] === "start" ? process.argv[2] : usage();
@@ -96,8 +96,8 @@ async function boot(): Promise<void> {
     detached: true,
   });
   next = child;
-  // The provider simulator and the outbox worker (dev; see lib/provider/dev-companions.ts).
-  companions = startDevCompanions({ mode, appPort: config.port, env: childEnv });
+  // The provider simulator and the outbox worker (dev; see tooling/dev/dev-companions.ts).
+  companions = startDevCompanions({ mode, appPort: config.port, config: config.env, env: childEnv });
   const owned = database.embedded?.owned ? database.embedded.pid : undefined;
   guard = startOrphanGuard({ nextGroup: child.pid, postmaster: owned });
   child.on("exit", (code, signal) => {
@@ -133,7 +133,7 @@ async function stopProcessGroup(child: ChildProcess, fallbackCode: number): Prom
       ? Promise.resolve()
       : new Promise<void>((resolve) => child.once("exit", () => resolve()));
   signalGroup(group, "SIGTERM");
-  const inTime = await Promise.race([exited.then(() => true), delay(config.drainMs + 5_000).then(() => false)]);
+  const inTime = await Promise.race([exited.then(() => true), delay(config.env.SHUTDOWN_DRAIN_MS + 5_000).then(() => false)]);
   // Next's main process may exit before its workers: wait for the whole group to be gone.
   const deadline = Date.now() + (inTime ? 5_000 : 0);
   while (groupAlive(group) && Date.now() < deadline) await delay(50);

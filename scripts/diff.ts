@@ -7,9 +7,10 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
-import { startEmbeddedPostgres } from "../lib/dev/embedded-postgres";
-import { DEFAULT_MIGRATIONS_DIR, LOCKFILE, LOCKFILE_CONTENT, listMigrationNames } from "../lib/migrations/migrations-dir";
-import { diffSchemaToSql } from "../lib/migrations/wasm-engine";
+import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
+import { DEFAULT_MIGRATIONS_DIR, LOCKFILE, LOCKFILE_CONTENT } from "../tooling/migrations/migrations-dir";
+import { nextMigrationTimestamp } from "../tooling/migrations/next-migration-timestamp";
+import { diffSchemaToSql } from "../tooling/migrations/wasm-engine";
 
 const name = process.argv[2] ?? "";
 if (!/^[a-z0-9_]+$/.test(name)) {
@@ -23,7 +24,7 @@ try {
   if (sql === "") {
     console.log("no changes");
   } else {
-    const dir = path.join(DEFAULT_MIGRATIONS_DIR, `${await nextTimestamp()}_${name}`);
+    const dir = path.join(DEFAULT_MIGRATIONS_DIR, `${await nextMigrationTimestamp()}_${name}`);
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, "migration.sql"), sql);
     console.log(`created ${dir}/migration.sql — review it, then npm run db:migrate`);
@@ -40,16 +41,10 @@ async function ensureLockfile(): Promise<void> {
   await writeFile(file, LOCKFILE_CONTENT);
 }
 
-/** UTC YYYYMMDDHHMMSS, and always after the last migration even if this clock is behind. */
-async function nextTimestamp(): Promise<string> {
-  const now = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
-  const last = (await listMigrationNames()).at(-1)?.slice(0, 14);
-  return last && /^\d{14}$/.test(last) && now <= last ? String(BigInt(last) + 1n) : now;
-}
-
 /** An empty database for the engine to replay the migrations on, dropped afterwards. */
 async function withScratchDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
   const scratch = `keyhook_shadow_${randomBytes(4).toString("hex")}`;
+  // DATABASE_URL alone, not lib/env.ts: a diff needs no other setting (as `npm run db:migrate`).
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     const server = await startEmbeddedPostgres();

@@ -3,7 +3,7 @@
 //   npm run event -- rotated --tenant district-4417 --key key_b --prev key_a --seq 2 --dup 3
 //   npm run event -- revoked --tenant district-4417 --key key_b --seq 3 --id evt_custom
 import { parseArgs } from "node:util";
-import { DEV_WEBHOOK_SECRET } from "../lib/env";
+import { parseEnv, type Env } from "../lib/env";
 import { buildKeyEvent, signDelivery } from "../lib/provider/signed-delivery";
 
 const usage = `usage: npm run event -- <created|rotated|revoked> --tenant ID --key KEY_ID --seq N
@@ -13,6 +13,14 @@ const usage = `usage: npm run event -- <created|rotated|revoked> --tenant ID --k
 function fail(message: string): never {
   process.stderr.write(`event: ${message}\n${usage}\n`);
   process.exit(2);
+}
+
+// The app's settings as the app reads them (a development default: this is a tool for a dev loop).
+let settings: Env;
+try {
+  settings = parseEnv({ ...process.env, NODE_ENV: "development" });
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
 }
 
 const { values, positionals } = parseArgs({
@@ -26,7 +34,7 @@ const { values, positionals } = parseArgs({
     dup: { type: "string", default: "1" },
     prefix: { type: "string" },
     scopes: { type: "string" },
-    url: { type: "string", default: `http://localhost:${process.env.PORT ?? 3000}` },
+    url: { type: "string", default: `http://localhost:${settings.PORT}` },
     secret: { type: "string" },
   },
 });
@@ -40,7 +48,7 @@ const copies = Number(values.dup);
 if (!Number.isSafeInteger(sequence) || sequence < 1) fail("--seq must be a positive whole number");
 if (!Number.isSafeInteger(copies) || copies < 1 || copies > 10_000) fail("--dup must be between 1 and 10000");
 
-const secret = values.secret ?? process.env.WEBHOOK_SECRETS?.split(/[\s,]+/).find(Boolean) ?? DEV_WEBHOOK_SECRET;
+const secret = values.secret ?? settings.WEBHOOK_SECRETS[0]!;
 const event = buildKeyEvent({
   type: `key.${kind}`,
   tenantId: values.tenant,

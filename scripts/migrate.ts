@@ -1,7 +1,7 @@
 // `npm run db:migrate`: applies pending migrations to DATABASE_URL, or, when it is unset, to the
 // embedded PostgreSQL in .data/postgres (started for the occasion, or shared with a running
 // `npm run dev`). Only DATABASE_URL is read, so it works without the app's other settings.
-import { prepareDatabase } from "../lib/dev/prepare-database";
+import { prepareDatabase } from "../tooling/dev/prepare-database";
 
 const started = performance.now();
 try {

@@ -1,12 +1,12 @@
-// `npm run purge`: one purge of the dedupe ledger and receipts, now (DESIGN.md invariant 6).
+// `npm run purge`: one purge of the dedupe ledger and receipts, now (docs/design.md, invariant 6).
 //   npm run purge -- [--batch-size N] [--pause-ms N]
 // On DATABASE_URL, or, when it is unset, on the embedded PostgreSQL in .data/postgres (started for
 // the occasion, or shared with a running `npm run dev`), like `npm run db:migrate`.
 // Exit code 0 when it ran or another replica holds the lock, 1 when it failed or was refused.
 import { parseArgs } from "node:util";
 import nextEnv from "@next/env"; // CommonJS without detectable named exports
-import { parseEnv } from "../lib/env";
-import { prepareDatabase } from "../lib/dev/prepare-database";
+import { parseEnv, type Env } from "../lib/env";
+import { prepareDatabase } from "../tooling/dev/prepare-database";
 
 const usage = "usage: npm run purge -- [--batch-size N (1..50000)] [--pause-ms N]";
 
@@ -30,13 +30,14 @@ try {
 
 // The same .env files the app reads, and the same refusal of an unsafe retention window.
 nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
+let settings: Env;
 try {
-  parseEnv(process.env);
+  settings = parseEnv(process.env);
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
 }
 
-const database = await prepareDatabase({ databaseUrl: process.env.DATABASE_URL }).catch((error: unknown) =>
+const database = await prepareDatabase({ databaseUrl: settings.DATABASE_URL }).catch((error: unknown) =>
   fail(`database not ready: ${error instanceof Error ? error.message : String(error)}`),
 );
 // Before anything reads the configuration: lib/env.ts reads it once.

@@ -6,7 +6,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "../lib/env";
-import { applyMigrations } from "../lib/migrations/wasm-engine";
+import { applyMigrations } from "../tooling/migrations/wasm-engine";
 import { startProductionServer } from "./production-server";
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
@@ -36,4 +36,4 @@ try {
   process.exit(1);
 }
 
-await startProductionServer({ dir, port: config.PORT, hostname: process.env.HOSTNAME || "0.0.0.0", drainMs: config.SHUTDOWN_DRAIN_MS });
+await startProductionServer({ dir, port: config.PORT, hostname: config.LISTEN_HOST, drainMs: config.SHUTDOWN_DRAIN_MS });

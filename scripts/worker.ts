@@ -31,7 +31,7 @@ const stop = () => {
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 // Started by the dev launcher with a pipe on stdin: the kernel closes it when the launcher dies.
-if (process.env.KEYHOOK_EXIT_WITH_PARENT === "1") {
+if (config.KEYHOOK_EXIT_WITH_PARENT === "1") {
   process.stdin.on("close", stop);
   process.stdin.resume();
 }

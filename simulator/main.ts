@@ -1,4 +1,4 @@
-// `npm run provider`: the provider simulator, its own process (DESIGN.md "The provider side").
+// `npm run provider`: the provider simulator, its own process (docs/design.md, "The provider side").
 // It speaks the provider's REST API (lib/provider/api-schema.ts), delivers signed webhooks at least
 // once on a retry schedule, injects faults on demand, and keeps its state in an ndjson journal
 // (simulator/store.ts) so keys, sequences and delivery history survive its restart.

@@ -13,7 +13,7 @@ export type SimHook = {
 
 export type SimTenant = {
   id: string;
-  /** The last sequence given to one of this tenant's events (DESIGN.md invariant 4). */
+  /** The last sequence given to one of this tenant's events (docs/design.md, invariant 4). */
   sequence: number;
 };
 

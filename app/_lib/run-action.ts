@@ -5,8 +5,9 @@ import { currentActor } from "./session";
 import type { Actor } from "@/lib/auth/actor";
 import { isAppError } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
+import type { ActionResult } from "@/components/action-result";
 
-export type ActionResult = { ok: boolean; message: string; at: number };
+export type { ActionResult };
 
 export async function runAction(name: string, run: (actor: Actor) => Promise<string>): Promise<ActionResult> {
   const actor = await currentActor();

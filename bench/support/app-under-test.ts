@@ -3,8 +3,8 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import pg from "pg";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../lib/dev/embedded-postgres";
-import { applyMigrations } from "../../lib/migrations/wasm-engine";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../tooling/dev/embedded-postgres";
+import { applyMigrations } from "../../tooling/migrations/wasm-engine";
 
 /** The secret every benchmark signs with (not a real one). */
 export const BENCH_SECRET = "whsec_" + Buffer.from("keyhook-benchmark-secret-0123456789").toString("base64");

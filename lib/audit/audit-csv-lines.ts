@@ -4,7 +4,7 @@ import { prisma, type DbOrTx } from "../db";
 import { csvLine } from "../csv/csv-line";
 import type { Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
-import type { KeysetCursor } from "../ledger/keyset-cursor";
+import type { KeysetCursor } from "../listing/keyset-cursor";
 import type { AuditFilters } from "./audit-filters";
 import { listAudit } from "./list-audit";
 

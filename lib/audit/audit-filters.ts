@@ -1,9 +1,9 @@
 // The audit log's filters, parsed from a query string; bad input becomes form messages.
-import { firstParam, parseUtcDateTime, type ParsedFilters } from "../ledger/ledger-filters";
+import { firstParam, parseTimeRange, setTimeRange, type ParsedFilters, type QueryParams } from "../listing/query-filters";
 
 export type AuditFilters = { action?: string; actor?: string; outcome?: string; tenantId?: string; from?: Date; to?: Date };
 
-export function parseAuditFilters(params: Record<string, string | string[] | undefined>): ParsedFilters<AuditFilters> {
+export function parseAuditFilters(params: QueryParams): ParsedFilters<AuditFilters> {
   const errors: string[] = [];
   const filters: AuditFilters = {};
   for (const [name, field] of [["action", "action"], ["actor", "actor"], ["outcome", "outcome"], ["tenant", "tenantId"]] as const) {
@@ -12,9 +12,7 @@ export function parseAuditFilters(params: Record<string, string | string[] | und
     if (raw.length > 200) errors.push(`${name} is too long.`);
     else filters[field] = raw;
   }
-  filters.from = parseUtcDateTime(firstParam(params.from), "From", errors);
-  filters.to = parseUtcDateTime(firstParam(params.to), "To", errors);
-  if (filters.from && filters.to && filters.from > filters.to) errors.push("From must be before To.");
+  Object.assign(filters, parseTimeRange(params, errors));
   return { filters, errors };
 }
 
@@ -24,7 +22,6 @@ export function auditFiltersToQuery(filters: AuditFilters): URLSearchParams {
   if (filters.actor) query.set("actor", filters.actor);
   if (filters.outcome) query.set("outcome", filters.outcome);
   if (filters.tenantId) query.set("tenant", filters.tenantId);
-  if (filters.from) query.set("from", filters.from.toISOString().slice(0, 16));
-  if (filters.to) query.set("to", filters.to.toISOString().slice(0, 16));
+  setTimeRange(query, filters);
   return query;
 }

@@ -4,7 +4,7 @@ import { prisma, type DbOrTx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
-import { encodeCursor, type KeysetCursor } from "../ledger/keyset-cursor";
+import { encodeCursor, type KeysetCursor } from "../listing/keyset-cursor";
 import type { AuditFilters } from "./audit-filters";
 
 export type AuditRow = {

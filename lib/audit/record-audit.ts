@@ -1,5 +1,5 @@
 import "server-only";
-// The append-only audit log of human actions (DESIGN.md invariant 5). Pass the transaction handle
+// The append-only audit log of human actions (docs/design.md, invariant 5). Pass the transaction handle
 // of the change itself so the action and its record commit together.
 import { prisma, type DbOrTx } from "../db";
 

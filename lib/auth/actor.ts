@@ -1,5 +1,5 @@
 // Who is acting. Every data-access function takes an Actor and scopes its queries by it
-// (DESIGN.md "Shape of the code": authorization lives in the data access layer).
+// (docs/design.md, "Where code goes": authorization lives in the data access layer).
 import { AppError } from "../errors";
 
 export const ROLES = ["district_admin", "support", "platform_admin"] as const;
@@ -39,8 +39,4 @@ export function tenantScope(actor: Actor, requestedTenantId?: string | null): st
     return actor.tenantId;
   }
   return requestedTenantId || undefined;
-}
-
-export function canSeeTenant(actor: Actor, tenantId: string | null): boolean {
-  return actor.role !== "district_admin" || (tenantId !== null && tenantId === actor.tenantId);
 }

@@ -1,10 +1,11 @@
 // Password hashing with bcrypt (cost 12 in production). bcryptjs is pure JS: no native build.
 import bcrypt from "bcryptjs";
+import { env } from "../env";
 
-const COST = process.env.NODE_ENV === "production" ? 12 : 10;
+const cost = () => (env().NODE_ENV === "production" ? 12 : 10);
 
 export function hashPassword(password: string): Promise<string> {
-  return bcrypt.hash(password, COST);
+  return bcrypt.hash(password, cost());
 }
 
 export function verifyPassword(password: string, hash: string): Promise<boolean> {
@@ -16,6 +17,6 @@ export function verifyPassword(password: string, hash: string): Promise<boolean>
 let timingDummyHash: Promise<string> | undefined;
 
 export async function burnPasswordCheck(password: string): Promise<void> {
-  timingDummyHash ??= bcrypt.hash("keyhook-timing-dummy", COST);
+  timingDummyHash ??= bcrypt.hash("keyhook-timing-dummy", cost());
   await bcrypt.compare(password, await timingDummyHash);
 }

@@ -1,4 +1,4 @@
-// What each role may do (DESIGN.md roles table). The one table every page, action and route
+// What each role may do (docs/design.md, "Roles"). The one table every page, action and route
 // consults; tenant scoping on top of it is done by `tenantScope` in each query.
 import { AppError } from "../errors";
 import type { Actor, Role } from "./actor";

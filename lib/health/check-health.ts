@@ -2,7 +2,7 @@ import "server-only";
 // What a load balancer needs to know: can we reach the database, and is its schema current?
 import { prisma, type Db } from "../db";
 import { describeError } from "../log";
-import { migrationStatus } from "../migrations/status";
+import { migrationStatus } from "./migration-status";
 
 export type Health = { ok: boolean; database: "up" | "down"; migrations: "current" | "pending" | "failed" | "unknown"; detail?: string };
 

@@ -1,6 +1,6 @@
 import "server-only";
 // Claims an event and applies its credential change in ONE interactive transaction
-// (DESIGN.md invariants 1–4). The rules themselves run in the SQL function
+// (docs/design.md, invariants 1–4). The rules themselves run in the SQL function
 // keyhook_apply_event (see its migration for why); the receipt of the delivery is written by the
 // same statement, so an answered delivery and its receipt commit or vanish together.
 import { prisma, type Db } from "../db";
@@ -12,7 +12,6 @@ export type IngestOutcome = "applied" | "duplicate" | "stale" | "quarantined" | 
 export type ApplyResult = {
   outcome: IngestOutcome;
   reason: string | null;
-  ledgerId: bigint | null;
   /** For a duplicate: what the first delivery of this event did. */
   firstOutcome: string | null;
 };
@@ -25,7 +24,7 @@ export type ApplyKeyEventOptions = {
   receipt: { webhookId: string; bodyBytes: number; handlerMicros: number; source: "provider" | "replay" };
 };
 
-type Row = { outcome: IngestOutcome; reason: string | null; ledger_id: bigint | null; first_outcome: string | null };
+type Row = { outcome: IngestOutcome; reason: string | null; first_outcome: string | null };
 
 export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = prisma): Promise<ApplyResult> {
   const { event, rawBody, receivedAt, receipt } = options;
@@ -49,10 +48,10 @@ export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = pris
                ${receipt.bodyBytes}::int, ${receipt.source}
         FROM applied
       )
-      SELECT outcome, reason, ledger_id, first_outcome FROM applied`,
+      SELECT outcome, reason, first_outcome FROM applied`,
     { maxWait: timeout, timeout },
   );
   const row = rows[0];
   if (!row) throw new Error("keyhook_apply_event returned no row");
-  return { outcome: row.outcome, reason: row.reason, ledgerId: row.ledger_id, firstOutcome: row.first_outcome };
+  return { outcome: row.outcome, reason: row.reason, firstOutcome: row.first_outcome };
 }

@@ -1,7 +1,8 @@
-// The event envelope of DESIGN.md "The event contract", validated at the boundary.
+// The event envelope of docs/design.md, "The event contract", validated at the boundary.
 import { z } from "zod";
+import { EVENT_TYPES } from "../vocabulary";
 
-export const KNOWN_EVENT_TYPES = ["key.created", "key.rotated", "key.revoked"] as const;
+export const KNOWN_EVENT_TYPES = EVENT_TYPES;
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
 
 const id = (what: string) => z.string({ error: `${what} is required` }).min(1, `${what} is required`).max(200, `${what} is too long`);

@@ -1,6 +1,6 @@
 import "server-only";
 // POST /api/webhooks/keys, as a plain Request → Response function so the route file stays glue
-// and tests can drive it without a Next server. Status codes: DESIGN.md "Honest status codes".
+// and tests can drive it without a Next server. Status codes: docs/design.md, "Status codes".
 import { env } from "../env";
 import { describeError, log } from "../log";
 import { recordDelivery } from "../metrics/ingest-metrics";

@@ -7,6 +7,7 @@ import { recordAudit } from "../audit/record-audit";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { auditActor, tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import { lockTenant } from "./tenant-lock";
 
 export type StagedKeyCall = { outboxId: bigint; staged: boolean };
 
@@ -24,7 +25,8 @@ export async function issueKey(
   if (bad) throw new AppError("bad_request", `"${bad.slice(0, 40)}" is not a scope (expected resource:action, e.g. rosters:read).`);
   if (!/^[A-Za-z0-9_-]{8,64}$/.test(options.requestToken)) throw new AppError("bad_request", "The form expired; reload the page.");
   return db.$transaction(async (tx) => {
-    const tenant = tenantId ? await tx.tenant.findUnique({ where: { id: tenantId } }) : null;
+    // The tenant lock first (lib/keys/tenant-lock.ts), like every change of a district's keys.
+    const tenant = tenantId && (await lockTenant(tx, tenantId)) ? { id: tenantId } : null;
     if (!tenant) throw new AppError("not_found", "not found");
     // The form's one-time token makes a double submit stage one call, not two keys.
     const staged = await enqueueOutbox(

@@ -8,6 +8,7 @@ import { recordAudit } from "../audit/record-audit";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { auditActor, tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import { lockTenantOfKey } from "./tenant-lock";
 
 export type RevokeKeyResult = { keyId: string; tenantId: string; outcome: "revoked" | "already_revoked" };
 
@@ -15,7 +16,10 @@ export async function revokeKey(options: { actor: Actor; keyId: string; reason?:
   authorize(options.actor, "key.revoke");
   const scope = tenantScope(options.actor);
   return db.$transaction(async (tx) => {
-    const key = await tx.apiKey.findFirst({ where: { id: options.keyId, ...(scope ? { tenantId: scope } : {}) } });
+    // The tenant lock first, the key read after it (lib/keys/tenant-lock.ts): an ingest of this
+    // district in flight commits before we read, and none starts before we commit.
+    const tenantId = await lockTenantOfKey(tx, { keyId: options.keyId, tenantScope: scope });
+    const key = tenantId === null ? null : await tx.apiKey.findFirst({ where: { id: options.keyId, tenantId } });
     if (!key) throw new AppError("not_found", "not found");
     // Conditional on the status so a concurrent revoke (or the provider's webhook) wins cleanly
     // and a revoked key is never touched again: there is no path back from revoked.

@@ -8,12 +8,15 @@ import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { auditActor, tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
 import type { StagedKeyCall } from "./issue-key";
+import { lockTenantOfKey } from "./tenant-lock";
 
 export async function rotateKey(options: { actor: Actor; keyId: string }, db: Db = prisma): Promise<StagedKeyCall> {
   authorize(options.actor, "key.rotate");
   const scope = tenantScope(options.actor);
   return db.$transaction(async (tx) => {
-    const key = await tx.apiKey.findFirst({ where: { id: options.keyId, ...(scope ? { tenantId: scope } : {}) } });
+    // The tenant lock first (lib/keys/tenant-lock.ts): the status checked below is the last committed one.
+    const tenantId = await lockTenantOfKey(tx, { keyId: options.keyId, tenantScope: scope });
+    const key = tenantId === null ? null : await tx.apiKey.findFirst({ where: { id: options.keyId, tenantId } });
     if (!key) throw new AppError("not_found", "not found");
     if (key.status !== "active") throw new AppError("conflict", `Only an active key can be rotated; ${key.id} is ${key.status}.`);
     const staged = await enqueueOutbox(

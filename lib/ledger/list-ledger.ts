@@ -6,7 +6,7 @@ import { prisma, type DbOrTx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
-import { encodeCursor, type KeysetCursor } from "./keyset-cursor";
+import { encodeCursor, type KeysetCursor } from "../listing/keyset-cursor";
 import type { LedgerFilters } from "./ledger-filters";
 
 export type LedgerRow = {

@@ -4,9 +4,7 @@ import { prisma, type DbOrTx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
-
-export const CHART_OUTCOMES = ["applied", "duplicate", "stale", "quarantined", "ignored", "rejected"] as const;
-export type ChartOutcome = (typeof CHART_OUTCOMES)[number];
+import { CHART_OUTCOMES, type ChartDay, type ChartOutcome } from "./outcome-chart-data";
 
 export type Overview = {
   outcomesToday: Record<string, number>;
@@ -19,7 +17,7 @@ export type Overview = {
   /** Share of today's deliveries we answered 2xx; null when nothing arrived. */
   deliverySuccessRate: number | null;
   /** One entry per UTC day, oldest first: how many deliveries ended in each outcome. */
-  chart: { day: string; counts: Record<ChartOutcome, number> }[];
+  chart: ChartDay[];
 };
 
 export async function getOverview(options: { actor: Actor; days?: number; now?: Date }, db: DbOrTx = prisma): Promise<Overview> {

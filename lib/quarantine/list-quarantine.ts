@@ -1,6 +1,6 @@
 import "server-only";
 // What needs a human: quarantined events not yet resolved, and superseded keys (a possibly-live
-// credential nobody revoked: DESIGN.md invariant 4).
+// credential nobody revoked: docs/design.md, invariant 4).
 import { prisma, type DbOrTx } from "../db";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";

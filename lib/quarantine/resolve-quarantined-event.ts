@@ -6,6 +6,7 @@ import { AppError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import { auditActor, tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import { lockTenant } from "../keys/tenant-lock";
 
 export const RESOLUTIONS = {
   dismissed: "Dismissed: misrouted or contradictory, no change needed",
@@ -26,6 +27,9 @@ export async function resolveQuarantinedEvent(
   return db.$transaction(async (tx) => {
     const event = await tx.processedEvent.findFirst({ where: { id: BigInt(options.id), outcome: "quarantined", ...(tenantId ? { tenantId } : {}) } });
     if (!event) throw new AppError("not_found", "not found");
+    // The decision is about this district's keys: taken under its tenant lock (lib/keys/tenant-lock.ts),
+    // like every change of them. The event's row itself is settled by the conditional update below.
+    await lockTenant(tx, event.tenantId);
     const updated = await tx.processedEvent.updateMany({
       where: { id: event.id, resolvedAt: null },
       data: { resolvedAt: new Date(), resolvedBy: options.actor.email, resolution: note ? `${options.resolution}: ${note}` : options.resolution },

@@ -8,7 +8,7 @@ import "server-only";
 // updating right now (a human resolving it) for the next run instead of waiting for them.
 //
 // A claim that is quarantined and not yet resolved is kept past the window: it is waiting for a
-// human (DESIGN.md invariant 2), and silently deleting it would lose exactly what they must see.
+// human (docs/design.md, invariant 2), and silently deleting it would lose exactly what they must see.
 import type { PurgeConnection } from "./purge-connection";
 
 export type KeysetPosition = { receivedAt: Date; id: string } | null;

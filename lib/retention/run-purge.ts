@@ -1,6 +1,6 @@
 import "server-only";
 // Deletes expired claims and receipts, and clears payloads past their own shorter window
-// (DESIGN.md invariant 6), in small batches with a short pause between them so ingest never
+// (docs/design.md, invariant 6), in small batches with a short pause between them so ingest never
 // stalls behind the purge. Safe to start from several replicas at once: only the holder of the
 // advisory lock works, the others record `skipped_locked` (purge-connection.ts explains the lock).
 // Idempotent: a second run finds nothing to do; a run cut short (time budget, crash) is simply

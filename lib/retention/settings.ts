@@ -1,5 +1,5 @@
 import "server-only";
-// The retention settings of the dedupe ledger (DESIGN.md invariant 6). The environment holds the
+// The retention settings of the dedupe ledger (docs/design.md, invariant 6). The environment holds the
 // defaults; a platform admin may override them from the settings form, stored as one JSON row
 // (settings.key = "retention") so the three numbers always change together.
 //

@@ -37,8 +37,16 @@ describe("settings", () => {
     [{ WEBHOOK_SECRETS: "not-a-secret" }, /^invalid setting WEBHOOK_SECRETS: "not-a-secr…" is not a whsec_<base64> secret/],
     [{ NODE_ENV: "production", NEXTAUTH_SECRET: "x".repeat(40) }, /^invalid setting WEBHOOK_SECRETS: is required in production/],
     [{ RETENTION_DAYS: "2", PROVIDER_RETRY_HORIZON_HOURS: "28" }, /^invalid setting RETENTION_DAYS: retention window 48 h must be longer than the provider retry horizon 28 h \+ margin 24 h/],
+    [{ KEYHOOK_WITH_SIMULATOR: "yes" }, /^invalid setting KEYHOOK_WITH_SIMULATOR: /],
+    [{ KEYHOOK_ALLOW_DEV_SECRET: "true" }, /^invalid setting KEYHOOK_ALLOW_DEV_SECRET: /],
   ])("refuses %o with a message naming the setting", (source, expected) => {
     expect(message(source)).toMatch(expected);
+  });
+
+  it("KEYHOOK_ALLOW_DEV_SECRET=1 lets production run on the public dev secrets (browser tests only)", () => {
+    const config = parseEnv({ NODE_ENV: "production", KEYHOOK_ALLOW_DEV_SECRET: "1" });
+    expect(config.WEBHOOK_SECRETS).toEqual([DEV_WEBHOOK_SECRET]);
+    expect(message({ NODE_ENV: "production", KEYHOOK_ALLOW_DEV_SECRET: "0" })).toMatch(/^invalid setting NEXTAUTH_SECRET: is required in production/);
   });
 
   it("the launcher refuses to start with one line naming the bad setting", () => {

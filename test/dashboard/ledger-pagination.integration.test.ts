@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
-import { decodeCursor, encodeCursor } from "@/lib/ledger/keyset-cursor";
+import { decodeCursor, encodeCursor } from "@/lib/listing/keyset-cursor";
 import { ledgerCsvLines } from "@/lib/ledger/ledger-csv-lines";
 import { parseLedgerFilters, type LedgerFilters } from "@/lib/ledger/ledger-filters";
 import { ledgerPageSql, listLedger } from "@/lib/ledger/list-ledger";

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { grantPostgresUserTraversal } from "@/lib/dev/postgres-user-access";
+import { grantPostgresUserTraversal } from "@/tooling/dev/postgres-user-access";
 
 describe("the postgres user can reach a checkout under a private directory", () => {
   it("adds only the search bit to ancestors that lack it, and says so", () => {

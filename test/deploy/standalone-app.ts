@@ -72,7 +72,7 @@ export async function startArtifact(options: { dir: string; databaseUrl: string;
     HOME: options.dir,
     DATABASE_URL: options.databaseUrl,
     PORT: String(options.port),
-    HOSTNAME: "127.0.0.1",
+    LISTEN_HOST: "127.0.0.1",
     WEBHOOK_SECRETS: TEST_SECRET,
     NEXTAUTH_SECRET: randomBytes(24).toString("hex"),
     NEXTAUTH_URL: `http://127.0.0.1:${options.port}`,

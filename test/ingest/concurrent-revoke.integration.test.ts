@@ -6,13 +6,17 @@ import { deliver, keyEvent } from "../support/webhooks";
 
 beforeEach(resetDatabase);
 
-describe("a revoke from the dashboard racing an activation of the same key", () => {
+// The second line of defence. Every writer of a district's keys takes the tenant lock first
+// (lib/keys/tenant-lock.ts, test/keys/tenant-lock.integration.test.ts), so this race cannot happen
+// through the app today; the activation's status guard in keyhook_apply_event keeps it harmless
+// should a writer ever skip the lock. This test is that writer.
+describe("a writer that skips the tenant lock, racing an activation of the same key", () => {
   it("never lets the activation bring the revoked key back", async () => {
     const tenant = "district-race-revoke";
     await deliver(keyEvent({ type: "key.created", tenantId: tenant, keyId: "key_x", sequence: 1 }));
 
-    // The dashboard's revoke (lib/keys/revoke-key.ts) updates the key row without the tenant
-    // lock. Hold that update uncommitted, so the ingest reads the key as active, then waits.
+    // A revoke that updates the key row without the tenant lock. Hold that update uncommitted,
+    // so the ingest reads the key as active, then waits on the key row.
     const dashboard = new pg.Client({ connectionString: process.env.DATABASE_URL });
     const observer = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await Promise.all([dashboard.connect(), observer.connect()]);

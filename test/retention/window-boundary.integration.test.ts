@@ -1,4 +1,4 @@
-// DESIGN.md invariant 6 against the ingest path: a redelivery inside the retention window is a
+// docs/design.md, invariant 6 against the ingest path: a redelivery inside the retention window is a
 // duplicate; one after it is a new claim that goes through the ordering rules again, which still
 // never bring a revoked or rotated-out key back. The clock is the purge's `now`.
 import { beforeEach, describe, expect, it } from "vitest";

@@ -1,8 +1,8 @@
 // Starts one real PostgreSQL (embedded, data under .data/test-postgres) for the whole run and
 // migrates a template database; each test file then clones the template (per-file-database.ts).
 import type { TestProject } from "vitest/node";
-import { startEmbeddedPostgres } from "../../lib/dev/embedded-postgres";
-import { applyMigrations } from "../../lib/migrations/wasm-engine";
+import { startEmbeddedPostgres } from "../../tooling/dev/embedded-postgres";
+import { applyMigrations } from "../../tooling/migrations/wasm-engine";
 
 export const TEMPLATE_DATABASE = "keyhook_test_template";
 

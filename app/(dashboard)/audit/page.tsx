@@ -12,7 +12,7 @@ import { Table, Td, Th } from "@/components/ui/table";
 import type { Actor } from "@/lib/auth/actor";
 import { auditFiltersToQuery, parseAuditFilters, type AuditFilters } from "@/lib/audit/audit-filters";
 import { listAudit } from "@/lib/audit/list-audit";
-import { decodeCursor } from "@/lib/ledger/keyset-cursor";
+import { decodeCursor } from "@/lib/listing/keyset-cursor";
 import { requirePageActor } from "../../_lib/session";
 
 export const metadata = { title: "Audit log · Keyhook" };

@@ -4,7 +4,7 @@ import { bulkRedeliverFailed } from "@/lib/deliveries/bulk-redeliver-failed";
 import { replayStoredEvent } from "@/lib/deliveries/replay-stored-event";
 import { requestRedelivery } from "@/lib/deliveries/request-redelivery";
 import { AppError } from "@/lib/errors";
-import { parseUtcDateTime } from "@/lib/ledger/ledger-filters";
+import { parseUtcDateTime } from "@/lib/listing/query-filters";
 import { field, runAction, type ActionResult } from "../../_lib/run-action";
 
 export async function replayLocallyAction(_previous: ActionResult | null, form: FormData): Promise<ActionResult> {

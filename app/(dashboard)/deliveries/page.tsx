@@ -12,7 +12,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
 import type { Actor } from "@/lib/auth/actor";
 import { listDeliveries, type DeliveryRow } from "@/lib/deliveries/list-deliveries";
-import { firstParam, parseUtcDateTime } from "@/lib/ledger/ledger-filters";
+import { firstParam, parseUtcDateTime } from "@/lib/listing/query-filters";
 import { requirePageActor } from "../../_lib/session";
 import { bulkDryRunAction, bulkRedeliverAction, redeliverAction, replayLocallyAction } from "./actions";
 

@@ -13,7 +13,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
 import { tenantScope, type Actor } from "@/lib/auth/actor";
 import { isAppError } from "@/lib/errors";
-import { decodeCursor } from "@/lib/ledger/keyset-cursor";
+import { decodeCursor } from "@/lib/listing/keyset-cursor";
 import { LEDGER_OUTCOMES, ledgerFiltersToQuery, parseLedgerFilters, type LedgerFilters } from "@/lib/ledger/ledger-filters";
 import { listLedger } from "@/lib/ledger/list-ledger";
 import { requirePageActor } from "../../_lib/session";

@@ -1,4 +1,4 @@
--- Invariants the database enforces itself (DESIGN.md), and the claim-and-apply function.
+-- Invariants the database enforces itself (docs/design.md), and the claim-and-apply function.
 
 -- Invariant 3: at most one active key per tenant, whatever the code does.
 CREATE UNIQUE INDEX "api_keys_one_active_per_tenant" ON "api_keys" ("tenant_id") WHERE "status" = 'active';
@@ -17,7 +17,7 @@ $$;
 CREATE TRIGGER "audit_log_append_only" BEFORE UPDATE OR DELETE ON "audit_log"
   FOR EACH ROW EXECUTE FUNCTION keyhook_audit_log_is_append_only();
 
--- Claim an event and apply its credential change (DESIGN.md invariants 1, 3 and 4).
+-- Claim an event and apply its credential change (docs/design.md, invariants 1, 3 and 4).
 --
 -- Why a function: the claim, the tenant lock, the reads and the writes must be one atomic unit,
 -- and every round trip between Node and PostgreSQL costs more CPU than the work itself. The

@@ -4,7 +4,7 @@ import { handleKeyWebhook } from "@/lib/ingest/handle-key-webhook";
 export const dynamic = "force-dynamic";
 
 export const POST = handleKeyWebhook;
-// Every other method gets 405 with a stored receipt (DESIGN.md invariant 5), not Next's bare 405.
+// Every other method gets 405 with a stored receipt (docs/design.md, invariant 5), not Next's bare 405.
 export const GET = handleKeyWebhook;
 export const PUT = handleKeyWebhook;
 export const PATCH = handleKeyWebhook;

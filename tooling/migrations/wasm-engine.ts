@@ -10,7 +10,7 @@ import type { DiffTarget, SchemaEngine } from "@prisma/schema-engine-wasm";
 import { createMigrationAdapterFactory, type MigrationAdapterFactory } from "./pg-adapter";
 import { DEFAULT_MIGRATIONS_DIR, readMigrationsList } from "./migrations-dir";
 
-export { migrationStatus } from "./status";
+export { migrationStatus } from "../../lib/health/migration-status";
 
 const SCHEMA_PATH = "prisma/schema.prisma";
 const noFilters = { externalTables: [], externalEnums: [] };

@@ -7,33 +7,39 @@
 // `npm start` runs neither unless KEYHOOK_WITH_SIMULATOR=1 (both) or KEYHOOK_WITH_WORKER=1 (the
 // worker only); KEYHOOK_WITH_SIMULATOR=0 keeps the simulator out of `npm run dev` (a real
 // provider in PROVIDER_URL). Each child gets a pipe on stdin and exits when it closes, so a
-// SIGKILLed launcher leaves no orphan holding a port.
+// SIGKILLed launcher leaves no orphan holding a port. The settings come validated from lib/env.ts;
+// the children's environment is passed through, with defaults for what the caller left unset.
 import { spawn, type ChildProcess } from "node:child_process";
-import { DEFAULT_PROVIDER_URL } from "../env";
+import type { Env } from "../../lib/env";
 
 export type DevCompanions = { stop(): Promise<void> };
 
 const DEMO_DISTRICTS = "district-4417,district-2210,district-0935";
 const DEMO_FAULTS = JSON.stringify({ duplicateRate: 0.1, reorderRate: 0.05, lostResponseRate: 0.02 });
 
-export function startDevCompanions(options: { mode: "dev" | "start"; appPort: number; env: NodeJS.ProcessEnv }): DevCompanions {
-  const flag = options.env.KEYHOOK_WITH_SIMULATOR;
+export function startDevCompanions(options: {
+  mode: "dev" | "start";
+  appPort: number;
+  config: Pick<Env, "KEYHOOK_WITH_SIMULATOR" | "KEYHOOK_WITH_WORKER" | "PROVIDER_URL" | "WEBHOOK_SECRETS">;
+  /** The children's environment (the app's, with DATABASE_URL set). */
+  env: NodeJS.ProcessEnv;
+}): DevCompanions {
+  const { config } = options;
+  const flag = config.KEYHOOK_WITH_SIMULATOR;
   const withSimulator = flag === "1" || (options.mode === "dev" && flag !== "0");
-  const withWorker = withSimulator || options.mode === "dev" || options.env.KEYHOOK_WITH_WORKER === "1";
-  const providerUrl = options.env.PROVIDER_URL || DEFAULT_PROVIDER_URL;
+  const withWorker = withSimulator || options.mode === "dev" || config.KEYHOOK_WITH_WORKER === "1";
   const children: ChildProcess[] = [];
 
   if (withSimulator) {
-    const firstSecret = options.env.WEBHOOK_SECRETS?.split(/[\s,]+/).find(Boolean);
     children.push(
       startChild("simulator/main.ts", {
-        ...options.env,
-        PROVIDER_SIM_PORT: options.env.PROVIDER_SIM_PORT ?? (new URL(providerUrl).port || "80"),
-        PROVIDER_SIM_DEMO: options.env.PROVIDER_SIM_DEMO ?? "1",
-        PROVIDER_SIM_STREAM_TENANTS: options.env.PROVIDER_SIM_STREAM_TENANTS ?? DEMO_DISTRICTS,
-        PROVIDER_SIM_FAULTS: options.env.PROVIDER_SIM_FAULTS ?? DEMO_FAULTS,
+        PROVIDER_SIM_PORT: new URL(config.PROVIDER_URL).port || "80",
+        PROVIDER_SIM_DEMO: "1",
+        PROVIDER_SIM_STREAM_TENANTS: DEMO_DISTRICTS,
+        PROVIDER_SIM_FAULTS: DEMO_FAULTS,
         // The app verifies with WEBHOOK_SECRETS: sign with the first of them.
-        ...(firstSecret && !options.env.PROVIDER_SIM_SECRET ? { PROVIDER_SIM_SECRET: firstSecret } : {}),
+        PROVIDER_SIM_SECRET: config.WEBHOOK_SECRETS[0],
+        ...options.env,
         PROVIDER_SIM_EXIT_WITH_PARENT: "1",
       }),
     );
@@ -41,8 +47,8 @@ export function startDevCompanions(options: { mode: "dev" | "start"; appPort: nu
   if (withWorker) {
     children.push(
       startChild("scripts/worker.ts", {
+        PROVIDER_WEBHOOK_URL: `http://127.0.0.1:${options.appPort}/api/webhooks/keys`,
         ...options.env,
-        PROVIDER_WEBHOOK_URL: options.env.PROVIDER_WEBHOOK_URL ?? `http://127.0.0.1:${options.appPort}/api/webhooks/keys`,
         KEYHOOK_EXIT_WITH_PARENT: "1",
       }),
     );

@@ -1,7 +1,7 @@
 import "server-only";
 // Migration state for the health route: two plain queries, no WebAssembly engine, no lock.
 import pg from "pg";
-import { DEFAULT_MIGRATIONS_DIR, listMigrationNames } from "./migrations-dir";
+import { DEFAULT_MIGRATIONS_DIR, listMigrationNames } from "./migration-names";
 
 export type MigrationStatus = {
   /** In the migrations directory, not (successfully) applied: the app would run on an old schema. */

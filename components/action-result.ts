@@ -1,0 +1,3 @@
+// What a server action answers a form with (components/action-form.tsx shows it). `at` makes two
+// identical answers in a row distinct, so the form shows the second one too.
+export type ActionResult = { ok: boolean; message: string; at: number };

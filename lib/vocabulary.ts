@@ -1,0 +1,20 @@
+// The words the ledger and the keys are written in, declared once for the TypeScript side. The
+// SQL side repeats them where PostgreSQL needs literals (the CHECK constraints of the
+// key_invariants migration, prisma/sql/keyhook_apply_event.sql);
+// test/db/vocabulary.integration.test.ts fails when the two sides disagree.
+
+/** The event types the ingest applies; any other type is claimed and recorded as "ignored". */
+export const EVENT_TYPES = ["key.created", "key.rotated", "key.revoked"] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** What the ledger records for a claimed event once it is processed ("pending" only inside the claim). */
+export const LEDGER_OUTCOMES = ["applied", "stale", "quarantined", "ignored"] as const;
+export type LedgerOutcome = (typeof LEDGER_OUTCOMES)[number];
+
+/** What applying one delivery yields: a ledger outcome, or "duplicate" for an event already claimed. */
+export const INGEST_OUTCOMES = ["applied", "duplicate", "stale", "quarantined", "ignored"] as const;
+export type IngestOutcome = (typeof INGEST_OUTCOMES)[number];
+
+/** The status of a key; only "active" is usable, "superseded" is active-looking and flagged for a human. */
+export const KEY_STATUSES = ["active", "superseded", "rotated", "revoked"] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
