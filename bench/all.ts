@@ -13,6 +13,7 @@ import { assertSignerMatchesLibrary, createEventStream } from "./support/event-s
 import { formatPhaseTable, runLoadPhase, type PhaseResult } from "./support/load-phase";
 import { fillLedger, signInCookie, timePage, type RenderTiming } from "./support/dashboard-render";
 import { findPgbench, runPgbench, type PgbenchResult } from "./support/pgbench-l0";
+import { formatIsolation, runIsolationPhase } from "./support/isolation-phase";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? "1,8,32,128").split(",").map(Number);
@@ -57,6 +58,8 @@ try {
   const cookie = await signInCookie(app.baseUrl, "support@keyhook.test");
   const renders: RenderTiming[] = [];
   for (const page of ["/ledger", "/overview", "/ledger?outcome=quarantined"]) renders.push(await timePage(app.baseUrl, page, cookie, 30));
+  // Last: its sign-in flood closes this client address's sign-in door for up to a minute.
+  const isolation = await runIsolationPhase(app, { stream, seconds: Math.max(seconds, 10), staffCookie: cookie });
 
   console.log("\nL0 (pgbench, the ingest's SQL in BEGIN/COMMIT)");
   console.log("conn      tps   avg ms  failed");
@@ -73,10 +76,11 @@ try {
   console.log(`peak RSS of the app during L2: ${peakRssMiB} MiB`);
   console.log(`\ndashboard render at ${ledgerRows.toLocaleString("en")} ledger rows (full streamed body, signed in as support)`);
   for (const r of renders) console.log(`${r.page.padEnd(30)} p50 ${r.p50.toFixed(0).padStart(5)} ms   p95 ${r.p95.toFixed(0).padStart(5)} ms   max ${r.max.toFixed(0).padStart(5)} ms`);
-  failed = stormApplied !== 100 || storm.non2xx > 0;
+  console.log(`\n${formatIsolation(isolation)}`);
+  failed = stormApplied !== 100 || storm.non2xx > 0 || isolation.loaded.non2xx > 0;
 
   const at = new Date().toISOString();
-  const result = { at, machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg() }, seconds, l0, l2, ratios, storm, stormApplied, peakRssMiB, ledgerRows, renders };
+  const result = { at, machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg() }, seconds, l0, l2, ratios, storm, stormApplied, peakRssMiB, ledgerRows, renders, isolation };
   mkdirSync("bench/results", { recursive: true });
   writeFileSync(`bench/results/bench-${at.replace(/[:.]/g, "-")}.json`, JSON.stringify(result, null, 2) + "\n");
   writeFileSync("bench/results/bench-latest.json", JSON.stringify(result, null, 2) + "\n");

@@ -12,7 +12,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const concurrencies = (process.env.BENCH_CONCURRENCY ?? "1,8,32").split(",").map(Number);
 
 assertSignerMatchesLibrary(BENCH_SECRET);
-const app = await startAppUnderTest({ port: 4600, pgPort: 54349 });
+// BENCH_PORT / BENCH_PG_PORT: run beside other checkouts on one machine without a port clash.
+const app = await startAppUnderTest({ port: Number(process.env.BENCH_PORT ?? 4600), pgPort: Number(process.env.BENCH_PG_PORT ?? 54349) });
 try {
   const phases: PhaseResult[] = [];
   const stream = createEventStream({ secret: BENCH_SECRET, tenants: 1000, runId: Date.now().toString(36) });

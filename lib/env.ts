@@ -79,6 +79,22 @@ const schema = z
     OIDC_CLIENT_ID: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
     OIDC_CLIENT_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
     OIDC_NAME: z.string().min(1).max(60).default("SSO"),
+    /** Single sign-on: 1 trusts the issuer's email claim without email_verified (only for an IdP that verifies every address). */
+    OIDC_TRUST_ISSUER_EMAILS: z.enum(["0", "1"]).default("0"),
+    /** scrypt cost of new password hashes as log2(N) (r = 8, p = 1). Unset: 15 (32 MiB, ≈ 50–100 ms), 12 under NODE_ENV=test. */
+    PASSWORD_SCRYPT_LOG_N: intSetting(10, 20).optional(),
+    /** Password hashes computed at once (scrypt on libuv's pool): the rest of the CPU stays with ingest. */
+    SIGN_IN_HASH_CONCURRENCY: intSetting(1, 64).default(1),
+    /** Sign-ins waiting for a hash slot; beyond it the form says "busy, try again" (no hash, nothing counted). */
+    SIGN_IN_HASH_QUEUE: intSetting(0, 10_000).default(64),
+    /**
+     * How many reverse proxies we trust in front of the app. 0: the client address is what Next
+     * recorded (its socket, unless the client sent x-forwarded-for itself, which it can forge).
+     * N: the N-th entry from the right of x-forwarded-for, the one our outermost proxy appended.
+     */
+    TRUSTED_PROXY_HOPS: intSetting(0, 10).default(0),
+    /** Full CSV exports streaming at once per process; 4 more wait, beyond that 503 + Retry-After. */
+    CSV_EXPORT_CONCURRENCY: intSetting(1, 100).default(1),
     /** The address the production server listens on (a container: all interfaces). */
     LISTEN_HOST: z.string().min(1).default("0.0.0.0"),
     /** SIGTERM: how long a replica waits for the requests in flight before it closes its pools and exits. */

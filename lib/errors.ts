@@ -1,6 +1,6 @@
-// One error type for the whole domain. Route handlers and actions map it to an HTTP status or a
-// form message with `httpStatusOf`; anything that is not an AppError is a bug or an outage and is
-// never shown to a user as-is.
+// One error type for the whole domain. lib/http/to-response.ts maps it (and the domain results)
+// to HTTP in one place, and server actions to a form message; anything that is not an AppError
+// is a bug or an outage and is never shown to a user as-is.
 
 export type AppErrorCode =
   | "bad_request"
@@ -12,40 +12,32 @@ export type AppErrorCode =
   | "payload_too_large"
   | "rate_limited"
   | "unavailable"
-  | "invalid_setting";
+  | "invalid_setting"
+  | "internal";
 
-const statusByCode: Record<AppErrorCode, number> = {
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  payload_too_large: 413,
-  rate_limited: 429,
-  unavailable: 503,
-  invalid_setting: 500,
+export type AppErrorOptions = {
+  cause?: unknown;
+  /** For "unauthorized": the scheme the caller should use (an HTTP WWW-Authenticate challenge). */
+  challenge?: string;
+  /** For "unavailable" and "rate_limited": when trying again makes sense. */
+  retryAfterSeconds?: number;
 };
 
 export class AppError extends Error {
   readonly code: AppErrorCode;
   /** Safe to show to the caller: never contains internals. */
   readonly publicMessage: string;
+  readonly challenge: string | undefined;
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: AppErrorCode, publicMessage: string, options?: { cause?: unknown }) {
-    super(publicMessage, options);
+  constructor(code: AppErrorCode, publicMessage: string, options?: AppErrorOptions) {
+    super(publicMessage, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "AppError";
     this.code = code;
     this.publicMessage = publicMessage;
+    this.challenge = options?.challenge;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
-
-  get status(): number {
-    return statusByCode[this.code];
-  }
-}
-
-export function httpStatusOf(error: unknown): number {
-  return error instanceof AppError ? error.status : 500;
 }
 
 export function isAppError(error: unknown, code?: AppErrorCode): error is AppError {

@@ -3,6 +3,7 @@ import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { buttonClass } from "@/components/ui/fields";
+import { signInErrorMessage } from "@/lib/auth/sign-in-messages";
 
 export function SignInForm({ initialError, oidcName }: { initialError?: string; oidcName: string | null }) {
   const router = useRouter();
@@ -21,7 +22,8 @@ export function SignInForm({ initialError, oidcName }: { initialError?: string; 
         router.refresh();
         return;
       }
-      setError(result?.error && result.error !== "CredentialsSignin" ? result.error : "Invalid email or password.");
+      // next-auth passes our code (or its own) through; only known codes have words.
+      setError(signInErrorMessage(result?.error ?? "CredentialsSignin"));
     } catch {
       setError("Could not reach the server. Try again.");
     }

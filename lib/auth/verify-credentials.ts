@@ -1,59 +1,72 @@
 import "server-only";
-// The Credentials sign-in: throttled per account (sign-in-throttle.ts), every attempt audited.
+// The Credentials sign-in. Every attempt, whatever the account, costs the same: one throttle
+// claim per gate (claim-sign-in-attempt.ts), exactly one password hash (against a dummy hash when
+// there is nothing real to check) and one failure counter, and every refusal carries the same
+// message. So neither the answer nor its timing says whether an email exists, is throttled or
+// is disabled. Hashing waits in one bounded queue (passwords.ts) so sign-ins cannot starve ingest.
 import { prisma, type DbOrTx } from "../db";
 import { recordAudit } from "../audit/record-audit";
+import { recordSignInFailure } from "../audit/record-sign-in-failure";
 import { isRole, type Actor } from "./actor";
-import { burnPasswordCheck, verifyPassword } from "./passwords";
-import { FREE_ATTEMPTS, MAX_LOCK_SECONDS, secondsUntilUnlocked } from "./sign-in-throttle";
+import { claimAccountAttempt, claimAddressAttempt, settleAccountSuccess, settleAddressSuccess } from "./claim-sign-in-attempt";
+import { burnPasswordCheck, hashLimiter, hashPassword, needsRehash, verifyPassword } from "./passwords";
+import { SIGN_IN_ERROR_CODES, type SignInErrorCode } from "./sign-in-messages";
 
 export type SignInResult =
-  | { ok: true; actor: Actor }
-  | { ok: false; reason: "invalid" | "locked" | "disabled"; retryAfterSeconds?: number; message: string };
-
-const INVALID = "Invalid email or password.";
+  | { ok: true; actor: Actor; sessionVersion: number }
+  // `reason` is for logs and tests only; the user sees `code`, the same for every refusal.
+  | { ok: false; reason: "invalid" | "locked" | "disabled" | "busy"; code: SignInErrorCode };
 
 export async function verifyCredentials(
-  options: { email: string; password: string; now?: Date },
+  options: { email: string; password: string; address?: string; now?: Date },
   db: DbOrTx = prisma,
 ): Promise<SignInResult> {
   const email = options.email.trim().toLowerCase().slice(0, 320);
+  const address = (options.address ?? "unknown").slice(0, 100);
   const now = options.now ?? new Date();
-  const user = email ? await db.user.findUnique({ where: { email } }) : null;
+  const queued = await hashLimiter().run(() => attempt({ email, password: options.password, address, now }, db));
+  // A full queue refuses before looking anything up: the same for every email, nothing counted.
+  return queued.busy ? { ok: false, reason: "busy", code: SIGN_IN_ERROR_CODES.busy } : queued.value;
+}
 
-  if (!user || !user.passwordHash || !isRole(user.role)) {
-    await burnPasswordCheck(options.password);
-    await recordAudit({ actor: { id: null, label: email || "(empty)" }, action: "sign-in", outcome: "denied", details: { reason: "invalid" } }, db);
-    return { ok: false, reason: "invalid", message: INVALID };
-  }
-  const actorRef = { id: user.id, label: `${user.email} (${user.role})` };
+async function attempt(options: { email: string; password: string; address: string; now: Date }, db: DbOrTx): Promise<SignInResult> {
+  const { email, password, address, now } = options;
+  const found = email ? await db.user.findUnique({ where: { email } }) : null;
+  const user = found && found.passwordHash && isRole(found.role) ? { ...found, role: found.role } : null;
 
-  const wait = secondsUntilUnlocked(user.lockedUntil, now);
-  if (wait > 0) {
-    // Refused without checking or counting: see sign-in-throttle.ts for why.
-    await recordAudit({ actor: actorRef, action: "sign-in", tenantId: user.tenantId, outcome: "denied", details: { reason: "locked", retryAfterSeconds: wait } }, db);
-    return { ok: false, reason: "locked", retryAfterSeconds: wait, message: `Too many failed attempts. Try again in ${wait} s.` };
-  }
+  const addressOpen = await claimAddressAttempt(address, now, db);
+  const accountOpen = addressOpen && user ? await claimAccountAttempt(user.id, now, db) : false;
+  const checked = accountOpen && user ? await verifyPassword(password, user.passwordHash!) : (await burnPasswordCheck(password), false);
 
-  if (!(await verifyPassword(options.password, user.passwordHash))) {
-    // One statement: concurrent failures each count, and the lock is computed from the new count.
-    const [row] = await db.$queryRaw<{ failed_logins: number }[]>`
-      UPDATE users SET failed_logins = LEAST(failed_logins + 1, 1000000),
-        locked_until = CASE WHEN failed_logins + 1 >= ${FREE_ATTEMPTS}
-          -- The exponent is capped too: 2^(a million failures) would overflow.
-          THEN ${now}::timestamptz + make_interval(secs => LEAST(power(2, LEAST(failed_logins + 1 - ${FREE_ATTEMPTS}, 30)), ${MAX_LOCK_SECONDS}))
-          ELSE NULL END
-      WHERE id = ${user.id}
-      RETURNING failed_logins`;
-    await recordAudit({ actor: actorRef, action: "sign-in", tenantId: user.tenantId, outcome: "denied", details: { reason: "invalid", failedLogins: row?.failed_logins } }, db);
-    return { ok: false, reason: "invalid", message: INVALID };
+  if (!user || !checked || user.disabledAt) {
+    const reason = !addressOpen || (user && !accountOpen) ? "locked" : user && checked ? "disabled" : "invalid";
+    await recordSignInFailure(
+      user
+        ? { subject: `user:${user.id}`, actor: { id: user.id, label: `${user.email} (${user.role})` }, tenantId: user.tenantId, address, now }
+        : { subject: `address:${address}`, actor: { id: null, label: `unknown email from ${address}` }, tenantId: null, address, now },
+      db,
+    );
+    return { ok: false, reason, code: SIGN_IN_ERROR_CODES.invalid };
   }
 
-  if (user.disabledAt) {
-    await recordAudit({ actor: actorRef, action: "sign-in", tenantId: user.tenantId, outcome: "denied", details: { reason: "disabled" } }, db);
-    return { ok: false, reason: "disabled", message: "This account is disabled." };
-  }
+  if (needsRehash(user.passwordHash!)) await rehash(user.id, password, db);
+  await settleAccountSuccess(user.id, now, db);
+  await settleAddressSuccess(address, db);
+  await recordAudit({ actor: { id: user.id, label: `${user.email} (${user.role})` }, action: "sign-in", tenantId: user.tenantId, outcome: "ok", details: { method: "password" } }, db);
+  // Read after the rehash so the session is issued under the version the row holds now.
+  const { sessionVersion } = await db.user.findUniqueOrThrow({ where: { id: user.id }, select: { sessionVersion: true } });
+  return { ok: true, sessionVersion, actor: { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId } };
+}
 
-  await db.user.update({ where: { id: user.id }, data: { failedLogins: 0, lockedUntil: null, lastLoginAt: now } });
-  await recordAudit({ actor: actorRef, action: "sign-in", tenantId: user.tenantId, outcome: "ok", details: { method: "password" } }, db);
-  return { ok: true, actor: { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId } };
+/** Same password, new format: flagged for the session-version trigger, so other sessions live on. */
+async function rehash(userId: string, password: string, db: DbOrTx): Promise<void> {
+  const passwordHash = await hashPassword(password);
+  const write = async (tx: DbOrTx) => {
+    await tx.$executeRaw`SELECT set_config('keyhook.password_rehash', 'on', true)`;
+    await tx.user.update({ where: { id: userId }, data: { passwordHash } });
+  };
+  // (`in` would not do: the shared client is a Proxy without a `has` trap.)
+  const client = db as { $transaction?: unknown };
+  if (typeof client.$transaction === "function") await (db as typeof prisma).$transaction(write);
+  else await write(db);
 }

@@ -1,5 +1,5 @@
 import "server-only";
-// Re-processes the payload we stored for an event, through the SAME ingest path as a delivery
+// Re-processes the payload we stored for an event, through the SAME ingest core as a delivery
 // (source "replay"). Replaying an event we already applied therefore answers "duplicate": a replay
 // can never apply a change twice.
 import { prisma, type DbOrTx } from "../db";
@@ -7,8 +7,9 @@ import { AppError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import { auditActor, tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
-import { parseEvent } from "../ingest/event-schema";
-import { ingestParsedEvent } from "../ingest/handle-key-webhook";
+import { statusOf } from "../http/to-response";
+import { ingestEvent } from "../ingest/ingest-event";
+import { jsonByteLength } from "../json/print-json";
 
 export type ReplayResult = { eventId: string; tenantId: string; status: number; outcome: string; reason: string | null; firstOutcome: string | null };
 
@@ -25,30 +26,28 @@ export async function replayStoredEvent(options: { actor: Actor; tenantId: strin
     await audit("failed", { reason: "payload purged" });
     throw new AppError("conflict", "The stored payload was removed by retention; ask the provider to redeliver instead.");
   }
-  const rawBody = JSON.stringify(claim.payload);
-  const parsed = parseEvent(claim.payload);
-  if (!parsed.ok) {
-    await audit("failed", { reason: parsed.error });
-    throw new AppError("bad_request", `The stored payload is not a valid event: ${parsed.error}`);
-  }
-  const response = await ingestParsedEvent({
-    parsed: parsed.parsed,
-    rawBody,
-    bodyBytes: Buffer.byteLength(rawBody),
+  const result = await ingestEvent({
+    body: claim.payload,
+    rawBody: null,
+    bodyBytes: jsonByteLength(claim.payload),
     receivedAt: new Date(),
     startedAt: performance.now(),
     webhookId: claim.eventId,
     source: "replay",
+    signatureVerdict: "not_checked",
   });
-  const body = (await response.json()) as { outcome?: string; reason?: string; first_outcome?: string; error?: string };
-  const result: ReplayResult = {
+  if (result.outcome === "rejected") {
+    await audit("failed", { reason: result.error });
+    throw new AppError("bad_request", `The stored payload is not a valid event: ${result.error}`);
+  }
+  const replay: ReplayResult = {
     eventId: claim.eventId,
     tenantId,
-    status: response.status,
-    outcome: body.outcome ?? "failed",
-    reason: body.reason ?? body.error ?? null,
-    firstOutcome: body.first_outcome ?? null,
+    status: statusOf(result),
+    outcome: result.outcome === "unavailable" ? "failed" : result.outcome,
+    reason: result.outcome === "unavailable" ? result.error : result.outcome === "duplicate" ? null : result.reason,
+    firstOutcome: result.outcome === "duplicate" ? result.firstOutcome : null,
   };
-  await audit(result.outcome, { status: result.status, reason: result.reason, firstOutcome: result.firstOutcome });
-  return result;
+  await audit(replay.outcome, { status: replay.status, reason: replay.reason, firstOutcome: replay.firstOutcome });
+  return replay;
 }

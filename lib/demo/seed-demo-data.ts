@@ -45,7 +45,7 @@ export async function seedDemoData(db: Db = prisma): Promise<{ applied: number; 
     const result = await applyKeyEvent(
       {
         event: parsed.parsed.event,
-        rawBody,
+        payloadJson: rawBody,
         receivedAt: input.occurredAt ?? new Date(),
         receipt: { webhookId: input.id, bodyBytes: Buffer.byteLength(rawBody), handlerMicros: 0, source: "replay" },
       },

@@ -6,8 +6,9 @@ import "server-only";
 import { prisma, type Db } from "../db";
 import { env } from "../env";
 import type { KeyEvent, UnknownTypeEvent } from "./event-schema";
+import type { ClaimOutcome } from "./ingest-result";
 
-export type IngestOutcome = "applied" | "duplicate" | "stale" | "quarantined" | "ignored";
+export type IngestOutcome = ClaimOutcome | "duplicate";
 
 export type ApplyResult = {
   outcome: IngestOutcome;
@@ -18,8 +19,8 @@ export type ApplyResult = {
 
 export type ApplyKeyEventOptions = {
   event: KeyEvent | UnknownTypeEvent;
-  /** The raw JSON body, stored as the ledger payload. */
-  rawBody: string;
+  /** The JSON text stored as the ledger payload: validated as storable and redacted (ingest-event.ts). */
+  payloadJson: string;
   receivedAt: Date;
   receipt: { webhookId: string; bodyBytes: number; handlerMicros: number; source: "provider" | "replay" };
 };
@@ -27,7 +28,7 @@ export type ApplyKeyEventOptions = {
 type Row = { outcome: IngestOutcome; reason: string | null; first_outcome: string | null };
 
 export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = prisma): Promise<ApplyResult> {
-  const { event, rawBody, receivedAt, receipt } = options;
+  const { event, payloadJson, receivedAt, receipt } = options;
   const key = "keyId" in event ? event : null;
   const timeout = env().INGEST_TX_TIMEOUT_MS;
 
@@ -37,7 +38,7 @@ export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = pris
         SELECT * FROM keyhook_apply_event(
           ${event.tenantId}, ${event.id}, ${event.type}, ${key?.keyId ?? null}, ${key?.previousKeyId ?? null},
           ${event.sequence}::bigint, ${key?.prefix ?? null}, ${key?.scopes ?? null}::text[],
-          ${event.occurredAt}::timestamptz, ${rawBody}::jsonb, ${receivedAt}::timestamptz)
+          ${event.occurredAt}::timestamptz, ${payloadJson}::jsonb, ${receivedAt}::timestamptz)
       ), receipt AS (
         INSERT INTO receipts (received_at, webhook_id, tenant_id, event_id, signature_verdict, status, outcome,
                               latency_micros, body_bytes, source)

@@ -14,12 +14,11 @@ const envelope = z.object({
   occurred_at: z.iso.datetime({ offset: true, error: "occurred_at must be an ISO 8601 timestamp" }).optional(),
 });
 
-const keyData = z
-  .object({
-    prefix: z.string().max(64).optional(),
-    scopes: z.array(z.string().max(200)).max(100).optional(),
-  })
-  .optional();
+const keyDataFields = {
+  prefix: z.string().max(64).optional(),
+  scopes: z.array(z.string().max(200)).max(100).optional(),
+};
+const keyData = z.object(keyDataFields).optional();
 
 const sequence = z
   .number({ error: "sequence is required and must be a number" })
@@ -35,6 +34,19 @@ const keyEvent = envelope.extend({
 });
 
 const rotatedEvent = keyEvent.extend({ type: z.literal("key.rotated"), previous_key_id: id("previous_key_id") });
+
+/**
+ * The contract's fields, each with its schema: a payload is stored and shown with these only
+ * (lib/ingest/redact-payload.ts); anything else a sender adds is replaced by a size marker.
+ * `data` is listed apart because its own fields are allow-listed in turn.
+ */
+export const CONTRACT_FIELDS: Readonly<Record<string, z.ZodType>> = {
+  ...envelope.shape,
+  key_id: id("key_id"),
+  previous_key_id: id("previous_key_id"),
+  sequence,
+};
+export const CONTRACT_DATA_FIELDS: Readonly<Record<string, z.ZodType>> = keyDataFields;
 
 export type KeyEvent = {
   id: string;

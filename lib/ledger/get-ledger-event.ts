@@ -4,6 +4,14 @@ import { prisma, type DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import { redactPayload } from "../ingest/redact-payload";
+import { MAX_PAYLOAD_DEPTH } from "../ingest/storable-json";
+import { printJson } from "../json/print-json";
+
+/** Ledger ids are bigint (int8): a longer or larger number names no row (404, not a database error). */
+const MAX_LEDGER_ID = 9_223_372_036_854_775_807n;
+/** Enough for any body under the size limit; a bigger or deeper stored value is cut, not a 500. */
+const PAYLOAD_DISPLAY = { indent: 2, maxDepth: MAX_PAYLOAD_DEPTH, maxChars: 200_000 } as const;
 
 export type ReceiptView = {
   id: bigint;
@@ -27,7 +35,11 @@ export type LedgerEventDetail = {
   sequence: bigint | null;
   outcome: string;
   reason: string | null;
-  payload: unknown;
+  /**
+   * The stored payload as text for display, through the contract allow-list (rows stored before
+   * redaction existed are redacted here too), depth- and size-capped; null once purged.
+   */
+  payloadText: string | null;
   occurredAt: Date | null;
   receivedAt: Date;
   processingMicros: number;
@@ -39,10 +51,12 @@ export type LedgerEventDetail = {
 
 export async function getLedgerEvent(options: { actor: Actor; id: string }, db: DbOrTx = prisma): Promise<LedgerEventDetail> {
   authorize(options.actor, "ledger.view");
-  if (!/^\d{1,19}$/.test(options.id)) throw new AppError("not_found", "not found");
+  if (!/^\d{1,19}$/.test(options.id) || BigInt(options.id) > MAX_LEDGER_ID) throw new AppError("not_found", "not found");
   const tenantId = tenantScope(options.actor);
-  const event = await db.processedEvent.findFirst({ where: { id: BigInt(options.id), ...(tenantId ? { tenantId } : {}) } });
-  if (!event) throw new AppError("not_found", "not found");
+  const found = await db.processedEvent.findFirst({ where: { id: BigInt(options.id), ...(tenantId ? { tenantId } : {}) } });
+  if (!found) throw new AppError("not_found", "not found");
+  const { payload, ...event } = found;
+  const payloadText = payload === null ? null : printJson(redactPayload(payload, { checkShapes: true }).payload, PAYLOAD_DISPLAY).text;
   const receipts = await db.receipt.findMany({
     where: {
       OR: [
@@ -56,5 +70,5 @@ export async function getLedgerEvent(options: { actor: Actor; id: string }, db: 
     take: 500,
     select: { id: true, receivedAt: true, webhookId: true, signatureVerdict: true, status: true, outcome: true, error: true, latencyMicros: true, source: true },
   });
-  return { ...event, receipts };
+  return { ...event, payloadText, receipts };
 }

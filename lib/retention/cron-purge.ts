@@ -1,16 +1,18 @@
 import "server-only";
-// GET|POST /api/cron/purge for platforms with a cron (Vercel sends `Authorization: Bearer
-// $CRON_SECRET`), as a plain Request → Response function so the route file stays glue.
+// The purge as a platform cron runs it (Vercel sends `Authorization: Bearer $CRON_SECRET`),
+// returning a domain result; app/api/cron/purge maps it to HTTP (lib/http/to-response.ts).
 import { createHash, timingSafeEqual } from "node:crypto";
 import { env } from "../env";
+import { AppError } from "../errors";
 import { describeError, log } from "../log";
+import type { PurgeRunSummary } from "./purge-runs";
 import { runPurge } from "./run-purge";
 
 /** Below a serverless function's usual 60 s limit; an unfinished purge is continued next time. */
 export const CRON_PURGE_TIME_BUDGET_MS = 45_000;
 
-const json = (status: number, body: Record<string, unknown>, headers?: Record<string, string>) =>
-  Response.json(body, { status, headers: { "cache-control": "no-store", ...headers } });
+/** A recorded run; a run that recorded `failed` is answered 503 so the platform shows it. */
+export type CronPurgeResult = { outcome: "purge_run"; run: PurgeRunSummary };
 
 /** Constant-time whatever the lengths: both sides are hashed to 32 bytes first. */
 function bearerMatches(header: string | null, secret: string): boolean {
@@ -19,19 +21,16 @@ function bearerMatches(header: string | null, secret: string): boolean {
   return timingSafeEqual(digest(token), digest(secret)) && token.length > 0;
 }
 
-export async function handlePurgeCron(request: Request): Promise<Response> {
+export async function runCronPurge(options: { authorization: string | null }): Promise<CronPurgeResult> {
   const secret = env().CRON_SECRET;
-  if (!secret) {
-    return json(503, { error: "the purge cron is not configured: set CRON_SECRET" });
-  }
-  if (!bearerMatches(request.headers.get("authorization"), secret)) {
-    return json(401, { error: "missing or wrong bearer token" }, { "www-authenticate": 'Bearer realm="cron"' });
+  if (!secret) throw new AppError("unavailable", "the purge cron is not configured: set CRON_SECRET");
+  if (!bearerMatches(options.authorization, secret)) {
+    throw new AppError("unauthorized", "missing or wrong bearer token", { challenge: 'Bearer realm="cron"' });
   }
   try {
-    const run = await runPurge({ trigger: "cron", timeBudgetMs: CRON_PURGE_TIME_BUDGET_MS });
-    return json(run.status === "failed" ? 503 : 200, { run });
+    return { outcome: "purge_run", run: await runPurge({ trigger: "cron", timeBudgetMs: CRON_PURGE_TIME_BUDGET_MS }) };
   } catch (error) {
     log.error("cron purge could not run", { error: describeError(error) });
-    return json(503, { error: "the purge could not run; retry later" });
+    throw new AppError("unavailable", "the purge could not run; retry later", { cause: error });
   }
 }

@@ -3,7 +3,7 @@ import { prisma } from "@/lib/db";
 
 export async function resetDatabase(): Promise<void> {
   await prisma.$executeRawUnsafe(
-    `TRUNCATE tenants, api_keys, processed_events, receipts, audit_log, users, outbox, outbox_attempts, settings, purge_runs RESTART IDENTITY CASCADE`,
+    `TRUNCATE tenants, api_keys, processed_events, receipts, audit_log, users, outbox, outbox_attempts, settings, purge_runs, sign_in_failures, sign_in_address_throttle RESTART IDENTITY CASCADE`,
   );
 }
 

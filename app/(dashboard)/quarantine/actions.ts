@@ -1,12 +1,16 @@
 "use server";
 import { revalidatePath } from "next/cache";
+import { z } from "zod";
 import { resolveQuarantinedEvent } from "@/lib/quarantine/resolve-quarantined-event";
-import { field, runAction, type ActionResult } from "../../_lib/run-action";
+import { action, text } from "../../_lib/run-action";
 
-export async function resolveQuarantineAction(_previous: ActionResult | null, form: FormData): Promise<ActionResult> {
-  return runAction("quarantine.resolve", async (actor) => {
-    const result = await resolveQuarantinedEvent({ actor, id: field(form, "id", 20), resolution: field(form, "resolution", 40), note: field(form, "note", 500) });
+export const resolveQuarantineAction = action(
+  "quarantine.resolve",
+  z.object({ id: text(20), resolution: text(40), note: text(500) }),
+  async (input, actor) => {
+    const result = await resolveQuarantinedEvent({ actor, id: input.id, resolution: input.resolution, note: input.note });
     revalidatePath("/quarantine");
     return result.outcome === "resolved" ? `${result.eventId} marked resolved.` : `${result.eventId} was already resolved.`;
-  });
-}
+  },
+  { target: (input) => input.id },
+);

@@ -1,22 +1,24 @@
 "use server";
 import { revalidatePath } from "next/cache";
+import { z } from "zod";
 import { saveRetentionSettings } from "@/lib/overview/retention-view";
-import { field, runAction, type ActionResult } from "../../_lib/run-action";
+import { action, text } from "../../_lib/run-action";
 
 // Numbers are parsed leniently here and validated by the retention service, whose message
 // (naming the window and the retry horizon) is what the form shows.
 const number = (raw: string) => (raw === "" ? Number.NaN : Number(raw));
 
-export async function saveRetentionAction(_previous: ActionResult | null, form: FormData): Promise<ActionResult> {
-  return runAction("settings.update", async (actor) => {
-    const payload = field(form, "payloadRetentionDays", 10);
+export const saveRetentionAction = action(
+  "retention.edit",
+  z.object({ retentionDays: text(10), retryHorizonHours: text(10), payloadRetentionDays: text(10) }),
+  async (input, actor) => {
     const saved = await saveRetentionSettings({
       actor,
-      retentionDays: number(field(form, "retentionDays", 10)),
-      retryHorizonHours: number(field(form, "retryHorizonHours", 10)),
-      payloadRetentionDays: payload === "" ? undefined : number(payload),
+      retentionDays: number(input.retentionDays),
+      retryHorizonHours: number(input.retryHorizonHours),
+      payloadRetentionDays: input.payloadRetentionDays === "" ? undefined : number(input.payloadRetentionDays),
     });
     revalidatePath("/retention");
     return `Saved: claims kept ${saved.retentionDays} days, payloads ${saved.payloadRetentionDays} days, provider retry horizon ${saved.retryHorizonHours} h.`;
-  });
-}
+  },
+);

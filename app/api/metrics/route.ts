@@ -1,4 +1,6 @@
 import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { toResponse } from "@/lib/http/to-response";
 import { authorizeScrape } from "@/lib/metrics/authorize-scrape";
 import { databaseGaugesText } from "@/lib/metrics/database-gauges";
 import { metrics } from "@/lib/metrics/ingest-metrics";
@@ -7,8 +9,8 @@ export const dynamic = "force-dynamic";
 
 export async function GET(request: Request) {
   const verdict = authorizeScrape(request.headers.get("authorization"), env().METRICS_TOKEN);
-  if (verdict === "not_configured") return Response.json({ error: "metrics are disabled: set METRICS_TOKEN" }, { status: 404 });
-  if (verdict === "denied") return Response.json({ error: "a valid bearer token is required" }, { status: 401, headers: { "www-authenticate": "Bearer" } });
+  if (verdict === "not_configured") return toResponse(new AppError("not_found", "metrics are disabled: set METRICS_TOKEN"));
+  if (verdict === "denied") return toResponse(new AppError("unauthorized", "a valid bearer token is required", { challenge: "Bearer" }));
 
   const { registry } = metrics();
   let databaseText = "";

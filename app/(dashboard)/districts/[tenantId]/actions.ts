@@ -1,36 +1,43 @@
 "use server";
 import { revalidatePath } from "next/cache";
+import { z } from "zod";
 import { issueKey } from "@/lib/keys/issue-key";
 import { revokeKey } from "@/lib/keys/revoke-key";
 import { rotateKey } from "@/lib/keys/rotate-key";
-import { field, runAction, type ActionResult } from "../../../_lib/run-action";
+import { action, text } from "../../../_lib/run-action";
 
-export async function revokeKeyAction(_previous: ActionResult | null, form: FormData): Promise<ActionResult> {
-  return runAction("key.revoke", async (actor) => {
-    const result = await revokeKey({ actor, keyId: field(form, "keyId", 200) });
+const oneKey = z.object({ keyId: text(200) });
+const byKeyId = { target: (input: { keyId: string }) => input.keyId };
+
+export const revokeKeyAction = action(
+  "key.revoke",
+  oneKey,
+  async (input, actor) => {
+    const result = await revokeKey({ actor, keyId: input.keyId });
     revalidatePath(`/districts/${encodeURIComponent(result.tenantId)}`);
-    return result.outcome === "revoked"
-      ? `Key ${result.keyId} revoked, awaiting provider confirmation.`
-      : `Key ${result.keyId} was already revoked.`;
-  });
-}
+    return result.outcome === "revoked" ? `Key ${result.keyId} revoked, awaiting provider confirmation.` : `Key ${result.keyId} was already revoked.`;
+  },
+  byKeyId,
+);
 
-export async function rotateKeyAction(_previous: ActionResult | null, form: FormData): Promise<ActionResult> {
-  return runAction("key.rotate", async (actor) => {
-    const keyId = field(form, "keyId", 200);
-    const result = await rotateKey({ actor, keyId });
+export const rotateKeyAction = action(
+  "key.rotate",
+  oneKey,
+  async (input, actor) => {
+    const result = await rotateKey({ actor, keyId: input.keyId });
     return result.staged
-      ? `Rotation of ${keyId} requested from the provider; the new key appears here when its webhook arrives.`
-      : `Rotation of ${keyId} was already requested.`;
-  });
-}
+      ? `Rotation of ${input.keyId} requested from the provider; the new key appears here when its webhook arrives.`
+      : `Rotation of ${input.keyId} was already requested.`;
+  },
+  byKeyId,
+);
 
-export async function issueKeyAction(_previous: ActionResult | null, form: FormData): Promise<ActionResult> {
-  return runAction("key.issue", async (actor) => {
-    const scopes = field(form, "scopes", 2000).split(/[\s,]+/);
-    const result = await issueKey({ actor, tenantId: field(form, "tenantId", 200), scopes, requestToken: field(form, "requestToken", 64) });
-    return result.staged
-      ? "New key requested from the provider; it appears here when its webhook arrives."
-      : "This request was already sent.";
-  });
-}
+export const issueKeyAction = action(
+  "key.issue",
+  z.object({ tenantId: text(200), scopes: text(2000), requestToken: text(64) }),
+  async (input, actor) => {
+    const result = await issueKey({ actor, tenantId: input.tenantId, scopes: input.scopes.split(/[\s,]+/), requestToken: input.requestToken });
+    return result.staged ? "New key requested from the provider; it appears here when its webhook arrives." : "This request was already sent.";
+  },
+  { target: (input) => input.tenantId },
+);

@@ -59,10 +59,10 @@ export default async function LedgerEventPage({ params }: { params: Promise<{ id
           ) : null}
         </Card>
         <Card title="Payload">
-          {event.payload === null ? (
+          {event.payloadText === null ? (
             <EmptyState title="Payload removed">Retention removed the stored body; the claim itself is kept for deduplication.</EmptyState>
           ) : (
-            <pre className="max-h-96 overflow-auto rounded bg-slate-900 p-3 text-xs text-slate-100">{JSON.stringify(event.payload, null, 2)}</pre>
+            <pre className="max-h-96 overflow-auto rounded bg-slate-900 p-3 text-xs text-slate-100">{event.payloadText}</pre>
           )}
         </Card>
       </div>
