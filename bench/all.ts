@@ -1,18 +1,18 @@
-// `npm run bench`: the product's figures in one table, kept in bench/results/bench-<time>.json
-// and bench/results/bench-latest.json.
+// `npm run bench`: the product's figures in one table, kept in bench/results/bench.json (latest)
+// and a line in bench/results/history.ndjson.
 //   L0  pgbench running exactly the ingest's SQL (the database's own limit)
 //   L2  signed unique events through the production build at concurrency 1, 8, 32, 128
 //   L2/L0 at the same concurrency, from the same run
 //   duplicate storm: 10,000 deliveries of 100 event ids (applied must be 100)
 //   peak memory of the app process during L2
 //   dashboard: server render time (p50/p95) of the ledger and overview pages at 1,000,000 rows
-import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import { BENCH_SECRET, startAppUnderTest } from "./support/app-under-test";
+import { BENCH_PORTS, BENCH_SECRET, startAppUnderTest } from "./support/app-under-test";
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";
 import { formatPhaseTable, runLoadPhase, type PhaseResult } from "./support/load-phase";
 import { fillLedger, signInCookie, timePage, type RenderTiming } from "./support/dashboard-render";
 import { findPgbench, runPgbench, type PgbenchResult } from "./support/pgbench-l0";
+import { writeResult } from "./support/results";
 import { formatIsolation, runIsolationPhase } from "./support/isolation-phase";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -22,7 +22,7 @@ assertSignerMatchesLibrary(BENCH_SECRET);
 const pgbench = findPgbench();
 const ledgerRows = Number(process.env.BENCH_LEDGER_ROWS ?? 1_000_000);
 // The demo users are seeded so the dashboard can be signed into.
-const app = await startAppUnderTest({ port: 4600, pgPort: 54349, env: { KEYHOOK_SEED_DEMO: "1" } });
+const app = await startAppUnderTest({ port: BENCH_PORTS.app, pgPort: BENCH_PORTS.pg, env: { KEYHOOK_SEED_DEMO: "1" } });
 let failed = false;
 try {
   const l0: PgbenchResult[] = [];
@@ -81,10 +81,7 @@ try {
 
   const at = new Date().toISOString();
   const result = { at, machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg() }, seconds, l0, l2, ratios, storm, stormApplied, peakRssMiB, ledgerRows, renders, isolation };
-  mkdirSync("bench/results", { recursive: true });
-  writeFileSync(`bench/results/bench-${at.replace(/[:.]/g, "-")}.json`, JSON.stringify(result, null, 2) + "\n");
-  writeFileSync("bench/results/bench-latest.json", JSON.stringify(result, null, 2) + "\n");
-  console.log("written to bench/results/bench-latest.json");
+  writeResult("bench", result);
 } finally {
   await app.stop();
 }

@@ -1,54 +1,99 @@
-// `npm run bench:ingest`: signed unique events through the production build's route handler at
-// concurrency 1, 8 and 32, then 100 % duplicates; prints applied events/s and p50/p99 latency
-// and keeps the figures in bench/results/ingest.json (latest) and ingest-history.ndjson.
-// The load generator runs on the same 2 cores as the app and PostgreSQL, as the issue asks.
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import { BENCH_SECRET, startAppUnderTest } from "./support/app-under-test";
+// `npm run bench:ingest`: ingest through the production build's route handler next to two
+// baselines measured in the same run, on the same machine, so the ratios mean something where
+// absolute rates do not (a shared 2-core machine):
+//   L0    pgbench running the app's own ingest statement (read from lib/ingest/apply-key-event.ts)
+//   peer  the bare node:http + pg consumer (bench/peer/consumer.ts), same event stream
+//   app   Keyhook, signed unique events
+// App and peer alternate at c=8 (BENCH_ROUNDS rounds) so a noisy neighbour hits both; CPU time of
+// each server's process group is read from /proc over each measured phase and divided by the
+// events it applied. Then c=1 and c=32 for the app, and 100 % duplicates.
+// Results: bench/results/ingest.json (latest) and a line in bench/results/history.ndjson.
+//   BENCH_SECONDS (10), BENCH_ROUNDS (2), BENCH_CONCURRENCY (extra app phases, "1,32")
+import { BENCH_PORTS, BENCH_SECRET, startAppUnderTest } from "./support/app-under-test";
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";
-import { formatPhaseTable, runLoadPhase, type Delivery, type PhaseResult } from "./support/load-phase";
+import { formatPhaseTable, runLoadPhase, type Delivery, type LoadTarget, type PhaseResult } from "./support/load-phase";
+import { findPgbench, runPgbench, type PgbenchResult } from "./support/pgbench-l0";
+import { startPeer } from "./support/peer-under-test";
+import { cpuMicrosBetween, sampleGroupCpu } from "./support/process-cpu";
+import { ratio, writeResult } from "./support/results";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const concurrencies = (process.env.BENCH_CONCURRENCY ?? "1,8,32").split(",").map(Number);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+const extraConcurrencies = (process.env.BENCH_CONCURRENCY ?? "1,32").split(",").filter(Boolean).map(Number);
+
+type MeasuredPhase = PhaseResult & { server: "app" | "peer"; cpuMicros: number; cpuMicrosPerApplied: number | null };
 
 assertSignerMatchesLibrary(BENCH_SECRET);
-// BENCH_PORT / BENCH_PG_PORT: run beside other checkouts on one machine without a port clash.
-const app = await startAppUnderTest({ port: Number(process.env.BENCH_PORT ?? 4600), pgPort: Number(process.env.BENCH_PG_PORT ?? 54349) });
+const pgbench = findPgbench();
+const app = await startAppUnderTest({ port: BENCH_PORTS.app, pgPort: BENCH_PORTS.pg });
+const peer = await startPeer({ databaseUrl: await app.createDatabase("keyhook_peer"), port: BENCH_PORTS.peer });
 try {
-  const phases: PhaseResult[] = [];
   const stream = createEventStream({ secret: BENCH_SECRET, tenants: 1000, runId: Date.now().toString(36) });
-  const firstEvents: { id: string; body: string }[] = [];
+  const measure = async (server: "app" | "peer", target: LoadTarget & { pgid: number }, name: string, connections: number, nextDelivery: () => Delivery): Promise<MeasuredPhase> => {
+    const before = sampleGroupCpu(target.pgid);
+    const phase = await runLoadPhase(target, { name, connections, seconds, nextDelivery });
+    const cpuMicros = cpuMicrosBetween(before, sampleGroupCpu(target.pgid));
+    return { ...phase, server, cpuMicros, cpuMicrosPerApplied: phase.applied > 0 ? Math.round(cpuMicros / phase.applied) : null };
+  };
 
-  // Warm-up: JIT, connection pool, Next's caches. Not reported.
+  // Warm-up: JIT, pools, Next's caches. Not reported.
   await runLoadPhase(app, { name: "warm-up", connections: 8, seconds: 3, nextDelivery: () => stream.next() });
-  for (const connections of concurrencies) {
-    phases.push(
-      await runLoadPhase(app, {
-        name: `unique c=${connections}`,
-        connections,
-        seconds,
-        nextDelivery: () => {
-          const event = stream.next();
-          if (firstEvents.length < 100) firstEvents.push(event);
-          return event;
-        },
+  await runLoadPhase(peer, { name: "warm-up", connections: 8, seconds: 3, nextDelivery: () => stream.next() });
+
+  const l0: PgbenchResult | null = pgbench ? runPgbench({ pgbench, databaseUrl: app.databaseUrl, connections: 8, seconds }) : null;
+  if (!pgbench) console.log("bench: pgbench not found (apt-get install postgresql-contrib): L0 skipped");
+
+  const alternating: MeasuredPhase[] = [];
+  const firstEvents: { id: string; body: string }[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    alternating.push(
+      await measure("app", app, `app unique c=8 #${round}`, 8, () => {
+        const event = stream.next();
+        if (firstEvents.length < 100) firstEvents.push(event);
+        return event;
       }),
     );
+    alternating.push(await measure("peer", peer, `peer unique c=8 #${round}`, 8, () => stream.next()));
   }
+  const others: MeasuredPhase[] = [];
+  for (const connections of extraConcurrencies) others.push(await measure("app", app, `app unique c=${connections}`, connections, () => stream.next()));
   let cursor = 0;
   const duplicate = (): Delivery => {
     const event = firstEvents[cursor++ % firstEvents.length]!;
     return { body: event.body, headers: stream.sign(event.id, event.body) };
   };
-  phases.push(await runLoadPhase(app, { name: "100% duplicates c=8", connections: 8, seconds, nextDelivery: duplicate }));
+  others.push(await measure("app", app, "app 100% duplicates c=8", 8, duplicate));
   const peakRssMiB = Math.round(app.peakRssMiB());
 
-  console.log(`\n${formatPhaseTable(phases)}\npeak RSS of the app's largest process: ${peakRssMiB} MiB`);
-  const result = { at: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg() }, seconds, phases, peakRssMiB };
-  mkdirSync("bench/results", { recursive: true });
-  writeFileSync("bench/results/ingest.json", JSON.stringify(result, null, 2) + "\n");
-  appendFileSync("bench/results/ingest-history.ndjson", JSON.stringify(result) + "\n");
-  console.log("written to bench/results/ingest.json");
+  const sum = (server: "app" | "peer", pick: (p: MeasuredPhase) => number) => alternating.filter((p) => p.server === server).reduce((s, p) => s + pick(p), 0);
+  const appApplied = sum("app", (p) => p.applied);
+  const peerApplied = sum("peer", (p) => p.applied);
+  const c8 = {
+    appAppliedPerSec: Math.round(appApplied / (rounds * seconds)),
+    peerAppliedPerSec: Math.round(peerApplied / (rounds * seconds)),
+    appP99: Math.max(...alternating.filter((p) => p.server === "app").map((p) => p.p99)),
+    peerP99: Math.max(...alternating.filter((p) => p.server === "peer").map((p) => p.p99)),
+    appCpuMicrosPerApplied: appApplied ? Math.round(sum("app", (p) => p.cpuMicros) / appApplied) : null,
+    peerCpuMicrosPerApplied: peerApplied ? Math.round(sum("peer", (p) => p.cpuMicros) / peerApplied) : null,
+    l0Tps: l0 ? Math.round(l0.tps) : null,
+  };
+  const ratios = {
+    appOverPeerThroughput: ratio(c8.appAppliedPerSec, c8.peerAppliedPerSec),
+    appOverL0Throughput: c8.l0Tps ? ratio(c8.appAppliedPerSec, c8.l0Tps) : null,
+    appOverPeerCpuPerEvent: c8.appCpuMicrosPerApplied && c8.peerCpuMicrosPerApplied ? ratio(c8.appCpuMicrosPerApplied, c8.peerCpuMicrosPerApplied) : null,
+  };
+
+  console.log(`\n${formatPhaseTable([...alternating, ...others])}`);
+  console.log("\nCPU µs per applied event (utime+stime of the server's process group, /proc)");
+  for (const p of [...alternating, ...others]) console.log(`${p.name.padEnd(28)} ${String(p.cpuMicrosPerApplied ?? "n/a").padStart(8)}`);
+  if (l0) console.log(`\nL0 pgbench (the app's ingest statement, c=8): ${l0.tps.toFixed(0)} tps, avg ${l0.latencyAvgMs.toFixed(2)} ms, ${l0.failed} failed`);
+  console.log(`\nat c=8 over ${rounds} alternating rounds of ${seconds} s:`);
+  console.log(`  app  ${c8.appAppliedPerSec} applied/s, p99 ${c8.appP99} ms, ${c8.appCpuMicrosPerApplied} CPU µs/event`);
+  console.log(`  peer ${c8.peerAppliedPerSec} applied/s, p99 ${c8.peerP99} ms, ${c8.peerCpuMicrosPerApplied} CPU µs/event`);
+  console.log(`  ratios: app/peer throughput ${ratios.appOverPeerThroughput}, app/L0 throughput ${ratios.appOverL0Throughput}, app/peer CPU per event ${ratios.appOverPeerCpuPerEvent}`);
+  console.log(`peak RSS of the app's largest process: ${peakRssMiB} MiB`);
+  writeResult("ingest", { seconds, rounds, l0, phases: [...alternating, ...others], c8, ratios, peakRssMiB });
 } finally {
+  await peer.stop();
   await app.stop();
 }

@@ -1,5 +1,5 @@
-// The final table and the kept results (bench/results/faults-<time>.json and faults-latest.json).
-import { mkdirSync, writeFileSync } from "node:fs";
+// The final table and the kept results (bench/results/faults.json, a line in history.ndjson).
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import type { Figures } from "./check-history";
 import type { FaultRecord } from "./nemesis";
@@ -47,8 +47,8 @@ export function writeResults(summary: RunSummary): string {
   const at = new Date().toISOString();
   const result = { at, machine: { cpus: os.cpus().length, node: process.version, loadavg: os.loadavg() }, ...summary };
   mkdirSync("bench/results", { recursive: true });
-  const file = `bench/results/faults-${at.replace(/[:.]/g, "-")}.json`;
+  const file = "bench/results/faults.json";
   writeFileSync(file, JSON.stringify(result, null, 2) + "\n");
-  writeFileSync("bench/results/faults-latest.json", JSON.stringify(result, null, 2) + "\n");
+  appendFileSync("bench/results/history.ndjson", JSON.stringify({ bench: "faults", ...result }) + "\n");
   return file;
 }

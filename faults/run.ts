@@ -154,7 +154,7 @@ async function main(): Promise<number> {
 
   console.log(`\n${formatTable(summary)}`);
   const file = writeResults(summary);
-  console.log(`written to ${file} and bench/results/faults-latest.json`);
+  console.log(`written to ${file} and a line in bench/results/history.ndjson`);
   if (summary.violations.length > 0) {
     console.log(`\nFAILED: ${summary.violations.join("; ")}`);
     for (const [kind, ids] of Object.entries(figures.examples)) if (ids.length > 0) console.log(`  ${kind}: ${ids.join(", ")}`);

@@ -2,6 +2,7 @@
 // reported as `invalid setting NAME: reason` so the launcher can refuse to start with one line.
 import { z } from "zod";
 import { AppError } from "./errors";
+import { isPooledUrl, POOLED_WITHOUT_DIRECT } from "./database-urls";
 
 // A fixed, public secret so `npm run dev`, the tests and the simulator agree without setup.
 // Never accepted in production (`npm start` requires WEBHOOK_SECRETS).
@@ -29,7 +30,17 @@ const schema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL")
       .optional(),
+    /**
+     * The database itself, bypassing a pooler (Prisma's `directUrl`): migrations and their lock.
+     * Required when DATABASE_URL goes through a transaction-mode pooler (`pgbouncer=true`).
+     */
+    DIRECT_DATABASE_URL: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL").optional(),
+    ),
     DATABASE_POOL_SIZE: intSetting(1, 200).default(10),
+    /** How long a starting replica waits for another one's migrations before giving up. */
+    MIGRATION_LOCK_TIMEOUT_MS: intSetting(1_000, 3_600_000).default(300_000),
     WEBHOOK_SECRETS: z
       .string()
       .optional()
@@ -64,6 +75,8 @@ const schema = z
     PROVIDER_TIMEOUT_MS: intSetting(100, 120_000).default(10_000),
     /** Our webhook endpoint as the provider must call it; when set, the worker registers it at start. */
     PROVIDER_WEBHOOK_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
+    /** How often the worker folds new claims and receipts into the dashboard's hourly counts (lib/rollups). */
+    ROLLUP_INTERVAL_MS: intSetting(100, 3_600_000).default(5_000),
     /** How often the outbox worker looks for due rows when it found none. */
     OUTBOX_POLL_INTERVAL_MS: intSetting(10, 60_000).default(1_000),
     /** A claimed row becomes due again after this long if its worker died mid-send. */
@@ -134,6 +147,12 @@ const schema = z
         path: ["SHUTDOWN_DRAIN_MS"],
         message: `must be longer than INGEST_TX_TIMEOUT_MS (${env.INGEST_TX_TIMEOUT_MS} ms), so an ingest in flight at SIGTERM can finish`,
       });
+    }
+    if (env.DATABASE_URL && isPooledUrl(env.DATABASE_URL) && !env.DIRECT_DATABASE_URL) {
+      ctx.addIssue({ code: "custom", path: ["DIRECT_DATABASE_URL"], message: POOLED_WITHOUT_DIRECT });
+    }
+    if (env.DIRECT_DATABASE_URL && isPooledUrl(env.DIRECT_DATABASE_URL)) {
+      ctx.addIssue({ code: "custom", path: ["DIRECT_DATABASE_URL"], message: "must reach PostgreSQL itself, not a pooler (remove pgbouncer=true)" });
     }
     const windowHours = env.RETENTION_DAYS * 24;
     const needed = env.PROVIDER_RETRY_HORIZON_HOURS + env.RETENTION_MARGIN_HOURS;

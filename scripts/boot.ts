@@ -19,12 +19,12 @@ import { DEMO_PASSWORD, DEMO_USERS } from "../lib/auth/demo-users";
 type Mode = "dev" | "start";
 
 /** Only what the launcher needs; lib/env.ts validates every setting and words the error. */
-function readBootConfig(mode: Mode): { port: number; databaseUrl?: string; dataDir?: string; pgPort?: number; seedDemo: boolean; env: Env } {
+function readBootConfig(mode: Mode): { port: number; databaseUrl?: string; directDatabaseUrl?: string; migrationLockTimeoutMs: number; dataDir?: string; pgPort?: number; seedDemo: boolean; env: Env } {
   // The same .env files, in the same precedence, that Next will load for the app.
   nextEnv.loadEnvConfig(process.cwd(), mode === "dev", { info: () => {}, error: console.error });
   // Validated as Next will run: `next start` is production (WEBHOOK_SECRETS required).
   const env = parseEnv({ ...process.env, NODE_ENV: mode === "dev" ? "development" : "production" });
-  return { port: env.PORT, databaseUrl: env.DATABASE_URL, dataDir: env.KEYHOOK_DATA_DIR, pgPort: env.KEYHOOK_PG_PORT, seedDemo: mode === "dev" || env.KEYHOOK_SEED_DEMO === "1", env };
+  return { port: env.PORT, databaseUrl: env.DATABASE_URL, directDatabaseUrl: env.DIRECT_DATABASE_URL, migrationLockTimeoutMs: env.MIGRATION_LOCK_TIMEOUT_MS, dataDir: env.KEYHOOK_DATA_DIR, pgPort: env.KEYHOOK_PG_PORT, seedDemo: mode === "dev" || env.KEYHOOK_SEED_DEMO === "1", env };
 }
 
 const mode: Mode = process.argv[2] === "dev" || process.argv[2] === "start" ? process.argv[2] : usage();
@@ -48,6 +48,8 @@ let next: ChildProcess | undefined;
 let companions: DevCompanions | undefined;
 let guard: { dismiss(): void } | undefined;
 let shuttingDown = false;
+// Aborted by a signal: a replica waiting for another one's migrations stops waiting at once.
+const stopRequested = new AbortController();
 
 // Registered before anything starts: a Ctrl-C during migrations must still stop PostgreSQL.
 const startup = boot();
@@ -64,6 +66,9 @@ async function boot(): Promise<void> {
   const started = performance.now();
   database = await prepareDatabase({
     databaseUrl: config.databaseUrl,
+    directDatabaseUrl: config.directDatabaseUrl,
+    migrationLockTimeoutMs: config.migrationLockTimeoutMs,
+    signal: stopRequested.signal,
     dataDir: config.dataDir,
     port: config.pgPort,
     onUnexpectedExit: (reason) => {
@@ -110,6 +115,7 @@ async function boot(): Promise<void> {
 async function shutdown(code: number, options: { failed?: boolean } = {}): Promise<void> {
   if (shuttingDown) return; // npm forwards the terminal's SIGINT too: one shutdown only
   shuttingDown = true;
+  stopRequested.abort();
   guard?.dismiss();
   if (next) {
     const nextCode = await stopProcessGroup(next, code);

@@ -25,10 +25,12 @@ try {
 
 try {
   const started = performance.now();
-  // Migrations take a session advisory lock: through a transaction-mode pooler they need the
-  // direct URL (DIRECT_DATABASE_URL, issue 9), when the settings have one.
-  const direct = (config as { DIRECT_DATABASE_URL?: string }).DIRECT_DATABASE_URL;
-  const applied = await applyMigrations({ databaseUrl: direct ?? config.DATABASE_URL! });
+  // Migrations and their lock go to PostgreSQL itself (DIRECT_DATABASE_URL) behind a pooler.
+  const applied = await applyMigrations({
+    databaseUrl: config.DATABASE_URL!,
+    directDatabaseUrl: config.DIRECT_DATABASE_URL,
+    lockTimeoutMs: config.MIGRATION_LOCK_TIMEOUT_MS,
+  });
   const what = applied.length ? `applied ${applied.join(", ")}` : "no pending migrations";
   console.log(`keyhook: database ready; ${what} (${Math.round(performance.now() - started)} ms)`);
 } catch (error) {

@@ -12,6 +12,7 @@ import { processOutbox } from "../lib/outbox/process-outbox";
 import { providerClientFromEnv } from "../lib/provider/client";
 import { ensureWebhookRegistered } from "../lib/provider/webhook-registration";
 import { startNightlyPurge } from "../lib/retention/nightly-purge";
+import { foldRollups } from "../lib/rollups/fold-rollups";
 
 let config: ReturnType<typeof env>;
 try {
@@ -65,6 +66,8 @@ async function registerWebhook(url: string): Promise<void> {
 
 /** Jobs that run on their own schedule next to the outbox loop. Each must swallow its own errors. */
 const periodicJobs: { name: string; everyMs: number; run: () => Promise<void> }[] = [
+  // The dashboard's hourly counts: the pages stay exact without it, but slower as the unfolded tail grows.
+  { name: "rollups", everyMs: config.ROLLUP_INTERVAL_MS, run: () => foldRollups().then(() => undefined) },
   // (The nightly retention purge keeps its own wall-clock timer: startNightlyPurge in main.)
 ];
 

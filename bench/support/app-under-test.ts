@@ -1,10 +1,11 @@
 // Starts the PRODUCTION build (`npm start`'s launcher) on a fresh database of a dedicated
 // embedded PostgreSQL, for benchmarks. Everything it starts is stopped by `stop()`.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import pg from "pg";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../tooling/dev/embedded-postgres";
 import { applyMigrations } from "../../tooling/migrations/wasm-engine";
+import { processTree } from "./process-cpu";
 
 /** The secret every benchmark signs with (not a real one). */
 export const BENCH_SECRET = "whsec_" + Buffer.from("keyhook-benchmark-secret-0123456789").toString("base64");
@@ -12,13 +13,36 @@ export const BENCH_SECRET = "whsec_" + Buffer.from("keyhook-benchmark-secret-012
 export type AppUnderTest = {
   baseUrl: string;
   databaseUrl: string;
+  /** The launcher's pid: the root of the process tree (launcher and the next-server it starts). */
+  pgid: number;
+  /** A fresh, empty database on the same PostgreSQL server (for the baseline peer). */
+  createDatabase: (name: string) => Promise<string>;
+  outcomeCounts: () => Promise<Record<string, number>>;
+  /** Resident memory now (VmRSS) of the largest process of the app, in MiB. */
+  rssMiB: () => number;
   /** Peak resident memory (VmHWM) of the largest process of the app, in MiB. */
   peakRssMiB: () => number;
   query: <T extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<T[]>;
   stop: () => Promise<void>;
 };
 
-export async function startAppUnderTest(options: { port: number; pgPort: number; env?: Record<string, string> }): Promise<AppUnderTest> {
+/** Ports of the benchmarks: BENCH_PORT (app), BENCH_PEER_PORT (the peer), BENCH_PG_PORT (PostgreSQL). */
+export const BENCH_PORTS = {
+  app: Number(process.env.BENCH_PORT ?? 4600),
+  peer: Number(process.env.BENCH_PEER_PORT ?? 4601),
+  pg: Number(process.env.BENCH_PG_PORT ?? 54349),
+};
+
+export async function startAppUnderTest(options: {
+  port: number;
+  pgPort: number;
+  env?: Record<string, string>;
+  /**
+   * Keep the benchmark database of a previous run whose database comment is this label (a
+   * 10M-row fill takes many minutes; the fill writes the label with COMMENT ON DATABASE).
+   */
+  keepDatabaseLabelled?: string;
+}): Promise<AppUnderTest> {
   if (!existsSync(".next/BUILD_ID")) {
     console.log("bench: no production build yet, running `npm run build` …");
     const build = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
@@ -29,12 +53,17 @@ export async function startAppUnderTest(options: { port: number; pgPort: number;
     port: options.pgPort,
     database: "postgres",
     // pgbench at 128 clients plus the app's pool.
-    settings: { max_connections: "300" },
+    settings: { max_connections: "300", shared_buffers: process.env.BENCH_PG_SHARED_BUFFERS ?? "1GB", maintenance_work_mem: "512MB" },
   });
   const admin = new pg.Client({ connectionString: server.adminUrl("postgres") });
   await admin.connect();
-  await admin.query("DROP DATABASE IF EXISTS keyhook_bench WITH (FORCE)");
-  await admin.query("CREATE DATABASE keyhook_bench");
+  const kept = options.keepDatabaseLabelled
+    ? (await admin.query("SELECT 1 FROM pg_database WHERE datname = 'keyhook_bench' AND shobj_description(oid, 'pg_database') = $1", [options.keepDatabaseLabelled])).rowCount === 1
+    : false;
+  if (!kept) {
+    await admin.query("DROP DATABASE IF EXISTS keyhook_bench WITH (FORCE)");
+    await admin.query("CREATE DATABASE keyhook_bench");
+  }
   await admin.end();
   const databaseUrl = server.adminUrl("keyhook_bench");
   await applyMigrations({ databaseUrl });
@@ -58,7 +87,24 @@ export async function startAppUnderTest(options: { port: number; pgPort: number;
   return {
     baseUrl,
     databaseUrl,
-    peakRssMiB: () => Math.max(0, ...processGroup(app.pid!).map(peakRssOf)) / 1024,
+    pgid: app.pid!,
+    createDatabase: async (name) => {
+      const client = new pg.Client({ connectionString: server.adminUrl("postgres") });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await client.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await client.end();
+      }
+      return server.adminUrl(name);
+    },
+    outcomeCounts: async () => {
+      const { rows } = await pool.query<{ outcome: string; n: string }>("SELECT outcome, count(*) AS n FROM processed_events GROUP BY outcome ORDER BY outcome");
+      return Object.fromEntries(rows.map((r) => [r.outcome, Number(r.n)]));
+    },
+    rssMiB: () => Math.max(0, ...processTree(app.pid!).map((pid) => statusKiB(pid, "VmRSS"))) / 1024,
+    peakRssMiB: () => Math.max(0, ...processTree(app.pid!).map(peakRssOf)) / 1024,
     query: async (sql, params) => (await pool.query(sql, params)).rows,
     stop: async () => {
       await pool.end();
@@ -74,23 +120,13 @@ export async function startAppUnderTest(options: { port: number; pgPort: number;
   };
 }
 
-function processGroup(pgid: number): number[] {
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry))
-    .map(Number)
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) === pgid;
-      } catch {
-        return false;
-      }
-    });
+function peakRssOf(pid: number): number {
+  return statusKiB(pid, "VmHWM");
 }
 
-function peakRssOf(pid: number): number {
+function statusKiB(pid: number, field: "VmHWM" | "VmRSS"): number {
   try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return match ? Number(match[1]) : 0;
   } catch {
     return 0;

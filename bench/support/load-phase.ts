@@ -1,6 +1,11 @@
 // One load phase against the ingest route with autocannon, and the outcome counts it caused.
 import autocannon from "autocannon";
-import type { AppUnderTest } from "./app-under-test";
+/** Where a phase sends its deliveries and how it learns what they did. */
+export type LoadTarget = {
+  baseUrl: string;
+  /** Outcome counts of the target's ledger (stable once in-flight transactions are done). */
+  outcomeCounts: () => Promise<Record<string, number>>;
+};
 
 export type Delivery = { body: string; headers: Record<string, string> };
 
@@ -20,7 +25,7 @@ export type PhaseResult = {
 };
 
 export async function runLoadPhase(
-  app: AppUnderTest,
+  app: LoadTarget,
   options: { name: string; connections: number; seconds?: number; amount?: number; nextDelivery: () => Delivery },
 ): Promise<PhaseResult> {
   const before = await settledOutcomeCounts(app);
@@ -58,11 +63,10 @@ export async function runLoadPhase(
 }
 
 /** Ledger outcome counts once in-flight transactions of the last phase have finished. */
-async function settledOutcomeCounts(app: AppUnderTest): Promise<Record<string, number>> {
+async function settledOutcomeCounts(app: LoadTarget): Promise<Record<string, number>> {
   let previous = "";
   for (;;) {
-    const rows = await app.query<{ outcome: string; n: string }>("SELECT outcome, count(*) AS n FROM processed_events GROUP BY outcome ORDER BY outcome");
-    const counts = Object.fromEntries(rows.map((r) => [r.outcome, Number(r.n)]));
+    const counts = await app.outcomeCounts();
     const key = JSON.stringify(counts);
     if (key === previous) return counts;
     previous = key;

@@ -1,10 +1,15 @@
-// L0, the database's own limit: pgbench running exactly the statement the ingest runs (claim,
-// ordering rules, key change, receipt) inside BEGIN … COMMIT like the interactive transaction,
-// with random tenants and event ids.
+// L0, the database's own limit: pgbench running the statement the ingest runs (claim, ordering
+// rules, key change, receipt) inside BEGIN … COMMIT like the interactive transaction, with random
+// tenants and event ids. The statement is the app's own (ingestStatement, exported by
+// lib/ingest/apply-key-event.ts), never copied: each parameter is replaced by a pgbench value,
+// and a parameter this file does not know stops the benchmark, so a change of the ingest
+// statement cannot silently leave L0 measuring an old one.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { ingestStatement } from "../../lib/ingest/apply-key-event";
+import type { KeyEvent } from "../../lib/ingest/event-schema";
 
 export type PgbenchResult = { connections: number; seconds: number; tps: number; latencyAvgMs: number; failed: number };
 
@@ -15,28 +20,66 @@ export function findPgbench(): string | null {
   return null;
 }
 
-const SCRIPT = String.raw`\set tenant random(1, 1000)
-\set n random(1, 1000000000000)
-BEGIN;
-WITH applied AS MATERIALIZED (
-  SELECT * FROM keyhook_apply_event('l0-' || :tenant::int, 'evt_l0_' || :client_id::int || '_' || :n::bigint, 'key.created',
-    'key_l0_' || :client_id::int || '_' || :n::bigint, NULL, :n::bigint, 'ik_live_l0', ARRAY['rosters:read'], now(),
-    '{"id":"evt","type":"key.created","tenant_id":"t","key_id":"k","sequence":1,"data":{"prefix":"ik_live_l0","scopes":["rosters:read"]}}'::jsonb, now())
-), receipt AS (
-  INSERT INTO receipts (received_at, webhook_id, tenant_id, event_id, signature_verdict, status, outcome, latency_micros, body_bytes, source)
-  SELECT now(), 'evt_l0', 'l0-' || :tenant::int, 'evt_l0', 'valid', 200, applied.outcome, 0, 200, 'provider' FROM applied
-)
-SELECT outcome, reason, ledger_id, first_outcome FROM applied;
-COMMIT;
-`;
+const BODY = `'{"id":"evt","type":"key.created","tenant_id":"t","key_id":"k","sequence":1,"data":{"prefix":"ik_live_l0","scopes":["rosters:read"]}}'`;
+
+/**
+ * The ingest statement exactly as the app builds it (ingestStatement of lib/ingest/apply-key-event.ts),
+ * built from marker values, each parameter then replaced by its pgbench expression. A parameter
+ * this file does not recognise stops the benchmark.
+ */
+export function ingestStatementForPgbench(): string {
+  const occurredAt = new Date(0);
+  const receivedAt = new Date(1);
+  const scopes = ["rosters:read"];
+  const sql = ingestStatement(
+    {
+      event: { id: "@event", type: "@type", tenantId: "@tenant", keyId: "@key", previousKeyId: null, sequence: -7001, occurredAt, prefix: "@prefix", scopes } as unknown as KeyEvent,
+      payloadJson: "@payload",
+      receivedAt,
+      receipt: { webhookId: "@webhook", bodyBytes: -7002, handlerMicros: -7003, source: "provider" },
+    },
+    5_000,
+  );
+  const expressions = new Map<unknown, string>([
+    ["@tenant", `('l0-' || :tenant::text)`],
+    ["@event", `('evt_l0_' || :client_id::text || '_' || :n::text)`],
+    ["@type", `'key.created'`],
+    ["@key", `('key_l0_' || :client_id::text || '_' || :n::text)`],
+    [null, "NULL::text"],
+    [-7001, ":n"],
+    ["@prefix", `'ik_live_l0'`],
+    [scopes, `ARRAY['rosters:read']`],
+    [occurredAt, "now()"],
+    [receivedAt, "now()"],
+    ["@payload", BODY],
+    ["@webhook", `'evt_l0'`],
+    ["valid", `'valid'`],
+    [-7003, "0"],
+    [-7002, "200"],
+    ["provider", `'provider'`],
+    [5_000, "5000"],
+  ]);
+  return sql.text.replace(/\$(\d+)/g, (_, n: string) => {
+    const value = sql.values[Number(n) - 1];
+    const expression = expressions.get(value);
+    if (expression === undefined) throw new Error(`the ingest statement has a parameter pgbench does not know: ${JSON.stringify(value)} (add it to bench/support/pgbench-l0.ts)`);
+    return expression;
+  });
+}
+
+export function pgbenchScript(): string {
+  return `\\set tenant random(1, 1000)\n\\set n random(1, 1000000000000)\nBEGIN;\n${ingestStatementForPgbench().trim().replace(/\s*\n\s*/g, " ")};\nCOMMIT;\n`;
+}
 
 export function runPgbench(options: { pgbench: string; databaseUrl: string; connections: number; seconds: number }): PgbenchResult {
   const dir = mkdtempSync(path.join(os.tmpdir(), "keyhook-l0-"));
   const scriptPath = path.join(dir, "ingest.sql");
-  writeFileSync(scriptPath, SCRIPT);
+  writeFileSync(scriptPath, pgbenchScript());
   const threads = Math.min(options.connections, os.cpus().length);
   const result = spawnSync(
     options.pgbench,
+    // Simple protocol: pgbench substitutes the values as literals. (The app's named statements
+    // save the parse/plan; pgbench's prepared mode cannot type the parameters of this statement.)
     ["-n", "-M", "simple", "-f", scriptPath, "-c", String(options.connections), "-j", String(threads), "-T", String(options.seconds), options.databaseUrl],
     { encoding: "utf8" },
   );

@@ -1,6 +1,7 @@
 import "server-only";
 // Migration state for the health route: two plain queries, no WebAssembly engine, no lock.
 import pg from "pg";
+import { driverUrl } from "../database-urls";
 import { DEFAULT_MIGRATIONS_DIR, listMigrationNames } from "./migration-names";
 
 export type MigrationStatus = {
@@ -39,7 +40,8 @@ async function readApplied(query: QueryRows): Promise<Row[]> {
 
 async function withClient<T>(databaseUrl: string | undefined, work: (query: QueryRows) => Promise<T>): Promise<T> {
   if (!databaseUrl) throw new Error("migrationStatus needs databaseUrl or query");
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3_000 });
+  // Plain, unnamed statements: safe through a pooler too.
+  const client = new pg.Client({ connectionString: driverUrl(databaseUrl), connectionTimeoutMillis: 3_000 });
   await client.connect();
   try {
     return await work(async (sql) => (await client.query(sql)).rows);

@@ -5,6 +5,7 @@ import "server-only";
 // same statement, so an answered delivery and its receipt commit or vanish together.
 import { prisma, type Db } from "../db";
 import { env } from "../env";
+import { Prisma } from "../generated/prisma/client";
 import type { KeyEvent, UnknownTypeEvent } from "./event-schema";
 import type { ClaimOutcome } from "./ingest-result";
 
@@ -28,31 +29,28 @@ export type ApplyKeyEventOptions = {
 type Row = { outcome: IngestOutcome; reason: string | null; first_outcome: string | null };
 
 export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = prisma): Promise<ApplyResult> {
-  const { event, payloadJson, receivedAt, receipt } = options;
-  const key = "keyId" in event ? event : null;
   const timeout = env().INGEST_TX_TIMEOUT_MS;
 
-  const rows = await db.$transaction(
-    (tx) => tx.$queryRaw<Row[]>`
-      WITH applied AS MATERIALIZED (
-        SELECT * FROM keyhook_apply_event(
-          ${event.tenantId}, ${event.id}, ${event.type}, ${key?.keyId ?? null}, ${key?.previousKeyId ?? null},
-          ${event.sequence}::bigint, ${key?.prefix ?? null}, ${key?.scopes ?? null}::text[],
-          ${event.occurredAt}::timestamptz, ${payloadJson}::jsonb, ${receivedAt}::timestamptz)
-      ), receipt AS (
-        INSERT INTO receipts (received_at, webhook_id, tenant_id, event_id, signature_verdict, status, outcome,
-                              latency_micros, body_bytes, source)
-        SELECT ${receivedAt}::timestamptz, ${receipt.webhookId}, ${event.tenantId}, ${event.id},
-               ${receipt.source === "replay" ? "not_checked" : "valid"}, 200, applied.outcome,
-               ${receipt.handlerMicros}::int
-                 + (extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000000)::int,
-               ${receipt.bodyBytes}::int, ${receipt.source}
-        FROM applied
-      )
-      SELECT outcome, reason, first_outcome FROM applied`,
-    { maxWait: timeout, timeout },
-  );
+  const rows = await db.$transaction((tx) => tx.$queryRaw<Row[]>(ingestStatement(options, timeout)), { maxWait: timeout, timeout });
   const row = rows[0];
   if (!row) throw new Error("keyhook_apply_event returned no row");
   return { outcome: row.outcome, reason: row.reason, firstOutcome: row.first_outcome };
+}
+
+/**
+ * The one statement of the ingest transaction: a call of keyhook_ingest, which sets the
+ * transaction's lock_timeout (= the ingest timeout) and idle timeout itself, claims and applies
+ * the event and writes the receipt (see its migration for why all of it is in the function).
+ * Exported so a test can look at the transaction it leaves behind.
+ */
+export function ingestStatement(options: ApplyKeyEventOptions, lockTimeoutMs: number): Prisma.Sql {
+  const { event, payloadJson, receivedAt, receipt } = options;
+  const key = "keyId" in event ? event : null;
+  return Prisma.sql`
+      SELECT outcome, reason, first_outcome FROM keyhook_ingest(${lockTimeoutMs}::int,
+        ${event.tenantId}, ${event.id}, ${event.type}, ${key?.keyId ?? null}, ${key?.previousKeyId ?? null},
+        ${event.sequence}::bigint, ${key?.prefix ?? null}, ${key?.scopes ?? null}::text[],
+        ${event.occurredAt}::timestamptz, ${payloadJson}::jsonb, ${receivedAt}::timestamptz,
+        ${receipt.webhookId}, ${receipt.source === "replay" ? "not_checked" : "valid"}, ${receipt.handlerMicros}::int,
+        ${receipt.bodyBytes}::int, ${receipt.source})`;
 }

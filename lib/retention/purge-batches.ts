@@ -10,6 +10,7 @@ import "server-only";
 // A claim that is quarantined and not yet resolved is kept past the window: it is waiting for a
 // human (docs/design.md, invariant 2), and silently deleting it would lose exactly what they must see.
 import type { PurgeConnection } from "./purge-connection";
+import { HOUR_OF_RECEIVED_AT, ROLLUP_SOURCES, type RollupSource } from "../rollups/rollup-sources";
 
 export type KeysetPosition = { receivedAt: Date; id: string } | null;
 export type BatchResult = { rows: number; scanned: number; last: KeysetPosition };
@@ -18,6 +19,25 @@ const keptForHumans = `NOT (outcome = 'quarantined' AND resolved_at IS NULL)`;
 
 const afterPosition = `(received_at, id) > (COALESCE($1::timestamptz, '-infinity'::timestamptz), COALESCE($2::bigint, 0))`;
 
+/**
+ * The deleted rows the hourly counts already hold (id <= folded_id) come off them in the same
+ * statement. FOR SHARE on the watermark row: a fold holds it FOR UPDATE, so either the fold's
+ * count already saw these rows and this statement reads its new folded_id (waiting for it), or
+ * the fold starts after this commits and never sees them (lib/rollups/fold-rollups.ts).
+ */
+function subtractFromRollup(source: RollupSource): string {
+  const { counts, keyColumn, keyOf, okOf } = ROLLUP_SOURCES[source];
+  const ok = source === "receipts" ? `, ok_rows = c.ok_rows - gone.ok_rows` : "";
+  return `, mark AS (
+      SELECT folded_id FROM rollup_watermarks WHERE source = '${source}' FOR SHARE
+    ), gone AS (
+      SELECT ${HOUR_OF_RECEIVED_AT} AS hour, ${keyOf} AS key, count(*) AS rows, sum(${okOf}) AS ok_rows
+      FROM done, mark WHERE done.id <= mark.folded_id GROUP BY 1, 2
+    ), subtracted AS (
+      UPDATE ${counts} c SET rows = c.rows - gone.rows${ok} FROM gone WHERE c.hour = gone.hour AND c.${keyColumn} = gone.key RETURNING 1
+    )`;
+}
+
 const statements = {
   claims: `
     WITH batch AS (
@@ -25,8 +45,8 @@ const statements = {
       WHERE ${afterPosition} AND received_at < $3::timestamptz AND ${keptForHumans}
       ORDER BY received_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
     ), done AS (
-      DELETE FROM processed_events p USING batch WHERE p.id = batch.id RETURNING p.id
-    )`,
+      DELETE FROM processed_events p USING batch WHERE p.id = batch.id RETURNING p.id, p.received_at, p.outcome
+    )${subtractFromRollup("processed_events")}`,
   payloads: `
     WITH batch AS (
       SELECT id, received_at FROM processed_events
@@ -41,8 +61,8 @@ const statements = {
       WHERE ${afterPosition} AND received_at < $3::timestamptz
       ORDER BY received_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
     ), done AS (
-      DELETE FROM receipts r USING batch WHERE r.id = batch.id RETURNING r.id
-    )`,
+      DELETE FROM receipts r USING batch WHERE r.id = batch.id RETURNING r.id, r.received_at, r.outcome, r.status
+    )${subtractFromRollup("receipts")}`,
 } as const;
 
 export type PurgeTarget = keyof typeof statements;

@@ -1,69 +1,130 @@
 import "server-only";
-// The purge's own PostgreSQL connection, outside the Prisma pool, holding a SESSION-level
-// advisory lock for the whole run.
+// The purge's own PostgreSQL connection (outside the Prisma pool, so it never takes a slot
+// ingest needs) and the lease that lets one replica own a run of many short transactions.
 //
-// Why a session lock on a dedicated connection rather than pg_try_advisory_xact_lock per batch:
-// - a run is many short transactions (one per batch, so ingest never waits behind a long one);
-//   an xact lock would be released between batches, letting a second replica interleave its own
-//   run with ours instead of stepping aside;
-// - the batches run on the very connection that holds the lock, so if that connection dies the
-//   lock and the work stop together: there is never a replica that lost the lock but keeps
-//   deleting;
-// - it never takes a slot from the app's pool (DATABASE_POOL_SIZE), which ingest needs.
-// A crashed process closes its socket and PostgreSQL releases the lock; TCP keepalive bounds how
-// long a silently vanished peer can keep it.
+// It works the same on a direct connection and through a transaction-mode pooler (DATABASE_URL
+// with pgbouncer=true), where a session-level advisory lock would stay behind on whichever pooled
+// server connection took it and make every later purge record `skipped_locked` (issue 9). So no
+// session state at all:
+// - taking the run is ONE transaction holding pg_try_advisory_xact_lock: inside it, a run whose
+//   lease is still valid means another replica is purging (we step aside); otherwise we insert our
+//   `running` row with a lease and commit, which releases the lock with the transaction;
+// - every batch is one transaction that first renews the lease of OUR row (and sets its own
+//   statement_timeout / lock_timeout with SET LOCAL semantics), so a replica that lost its lease
+//   stops before deleting anything more;
+// - a replica that died leaves a lease that simply expires (LEASE_MS after its last batch); the
+//   next run marks that row failed and takes over.
+// Nothing is held between transactions, so after a run pg_locks shows no advisory lock.
 import pg from "pg";
+import { driverUrl } from "../database-urls";
 import { env } from "../env";
 import { AppError } from "../errors";
 
-/** 'k','h','p','g' — a constant of our own, distinct from Prisma's migration lock (72707369). */
+/** 'k','h','p','g' — a constant of our own, distinct from the migration locks. */
 export const PURGE_LOCK_KEY = 0x6b687067;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 60_000;
+const ABANDONED = "abandoned: its replica stopped renewing the purge lease";
 
 export type PurgeConnection = {
   query<T extends pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<pg.QueryResult<T>>;
-  /** Releases the lock (if held) and closes the connection; never throws. */
+};
+
+export class PurgeLeaseLost extends Error {
+  constructor() {
+    super("lost the purge lease (this run stalled past it and another run took over)");
+    this.name = "PurgeLeaseLost";
+  }
+}
+
+export type PurgeLease = {
+  /** Our `purge_runs` row, inserted as `running`. */
+  runId: bigint;
+  /** Runs `work` in one transaction that renews the lease first; throws PurgeLeaseLost if it is gone. */
+  batch<T>(work: (connection: PurgeConnection) => Promise<T>): Promise<T>;
+  /** Closes the connection; never throws. */
   close(): Promise<void>;
 };
 
-export type LockedPurgeConnection = { locked: true; connection: PurgeConnection } | { locked: false };
+export type PurgeLeaseResult = { locked: true; lease: PurgeLease } | { locked: false };
 
-export async function openLockedPurgeConnection(options: { statementTimeoutMs?: number } = {}): Promise<LockedPurgeConnection> {
+export async function openPurgeLease(options: {
+  trigger: string;
+  startedAt: Date;
+  statementTimeoutMs?: number;
+}): Promise<PurgeLeaseResult> {
   const { DATABASE_URL } = env();
   if (!DATABASE_URL) throw new AppError("invalid_setting", "invalid setting DATABASE_URL: is not set");
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  // Longer than any one batch can take (its statement_timeout) plus the pause after it.
+  const leaseMs = statementTimeoutMs + 60_000;
   const client = new pg.Client({
-    connectionString: DATABASE_URL,
+    connectionString: driverUrl(DATABASE_URL),
     application_name: "keyhook-purge",
     keepAlive: true,
     connectionTimeoutMillis: 5_000,
-    // A batch that cannot get a row lock quickly gives up (the next run retries) rather than
-    // queueing behind, and in front of, ingest.
-    options: `-c statement_timeout=${options.statementTimeoutMs ?? 60_000} -c lock_timeout=5000`,
   });
   // An idle socket error must not crash the process; the next query reports it.
   client.on("error", () => {});
   await client.connect();
+  const close = () => client.end().catch(() => {});
 
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    try {
-      await client.query("SELECT pg_advisory_unlock($1)", [PURGE_LOCK_KEY]);
-    } catch {
-      // The connection is gone, and with it the lock.
-    }
-    await client.end().catch(() => {});
-  };
-
+  let runId: bigint | null;
   try {
-    const result = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [PURGE_LOCK_KEY]);
-    if (!result.rows[0]?.locked) {
-      await client.end().catch(() => {});
-      return { locked: false };
-    }
+    runId = await inTransaction(client, async () => {
+      const lock = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS locked", [PURGE_LOCK_KEY]);
+      if (!lock.rows[0]?.locked) return null;
+      // The snapshot of this statement sees every run committed before we got the lock.
+      const inserted = await client.query<{ id: string }>(
+        `WITH abandoned AS (
+           UPDATE purge_runs SET status = 'failed', finished_at = now(), error = $4
+            WHERE status = 'running' AND lease_until < now()
+         )
+         INSERT INTO purge_runs (trigger, status, started_at, lease_until)
+         SELECT $1, 'running', $2::timestamptz, now() + make_interval(secs => $3::int / 1000.0)
+          WHERE NOT EXISTS (SELECT 1 FROM purge_runs WHERE status = 'running' AND lease_until >= now())
+         RETURNING id::text`,
+        [options.trigger, options.startedAt, leaseMs, ABANDONED],
+      );
+      return inserted.rows[0] ? BigInt(inserted.rows[0].id) : null;
+    });
   } catch (error) {
-    await client.end().catch(() => {});
+    await close();
     throw error;
   }
-  return { locked: true, connection: { query: (sql, values) => client.query(sql, values), close } };
+  if (runId === null) {
+    await close();
+    return { locked: false };
+  }
+
+  const id = runId;
+  const batch = <T>(work: (connection: PurgeConnection) => Promise<T>) =>
+    inTransaction(client, async () => {
+      // A batch that cannot get a row lock quickly gives up (the next run retries) rather than
+      // queueing behind, and in front of, ingest. Transaction-local: nothing stays on a pooled
+      // server connection.
+      const renewed = await client.query<{ ours: boolean }>(
+        `WITH lease AS (
+           UPDATE purge_runs SET lease_until = now() + make_interval(secs => $2::int / 1000.0)
+            WHERE id = $1::bigint AND status = 'running' RETURNING id
+         )
+         SELECT set_config('statement_timeout', $3, true), set_config('lock_timeout', '5s', true),
+                EXISTS (SELECT 1 FROM lease) AS ours`,
+        [id.toString(), leaseMs, `${statementTimeoutMs}ms`],
+      );
+      if (!renewed.rows[0]?.ours) throw new PurgeLeaseLost();
+      return work({ query: (sql, values) => client.query(sql, values) });
+    });
+  return { locked: true, lease: { runId: id, batch, close } };
+}
+
+async function inTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
+  await client.query("BEGIN");
+  try {
+    const result = await work();
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  }
 }

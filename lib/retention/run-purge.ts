@@ -1,8 +1,9 @@
 import "server-only";
 // Deletes expired claims and receipts, and clears payloads past their own shorter window
 // (docs/design.md, invariant 6), in small batches with a short pause between them so ingest never
-// stalls behind the purge. Safe to start from several replicas at once: only the holder of the
-// advisory lock works, the others record `skipped_locked` (purge-connection.ts explains the lock).
+// stalls behind the purge. Safe to start from several replicas at once, directly or through a
+// pooler: only the holder of the lease works, the others record `skipped_locked`
+// (purge-connection.ts explains the lease and its transaction-scoped lock).
 // Idempotent: a second run finds nothing to do; a run cut short (time budget, crash) is simply
 // continued by the next one.
 import { z } from "zod";
@@ -10,7 +11,7 @@ import { prisma, type Db } from "../db";
 import { AppError } from "../errors";
 import { describeError, log } from "../log";
 import { purgeBatch, type KeysetPosition, type PurgeTarget } from "./purge-batches";
-import { openLockedPurgeConnection } from "./purge-connection";
+import { openPurgeLease } from "./purge-connection";
 import { toPurgeRunSummary, type PurgeRunSummary, type PurgeTrigger } from "./purge-runs";
 import { getRetentionSettings, retentionWindowProblem } from "./settings";
 
@@ -73,7 +74,7 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
 
   let lock;
   try {
-    lock = await openLockedPurgeConnection();
+    lock = await openPurgeLease({ trigger, startedAt });
   } catch (error) {
     log.error("purge could not connect", { trigger, error: describeError(error) });
     return record("failed", `could not open the purge connection: ${describeError(error)}`);
@@ -83,9 +84,9 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
     return record("skipped_locked", null);
   }
 
-  const connection = lock.connection;
+  const lease = lock.lease;
   try {
-    const run = await db.purgeRun.create({ data: { trigger, status: "running", startedAt } });
+    const run = { id: lease.runId };
     const totals = { claimsDeleted: 0, receiptsDeleted: 0, payloadsCleared: 0, batches: 0 };
     const progress = (status: string, error: string | null = null) =>
       db.purgeRun.update({
@@ -112,7 +113,7 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
             break;
           }
           const batchStarted = performance.now();
-          const batch = await purgeBatch(connection, phase.target, { before: phase.before, after, limit: batchSize });
+          const batch = await lease.batch((connection) => purgeBatch(connection, phase.target, { before: phase.before, after, limit: batchSize }));
           after = batch.last;
           if (batch.rows > 0) {
             totals[phase.total] += batch.rows;
@@ -135,7 +136,7 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
     else log.info("purge finished", fields);
     return summary;
   } finally {
-    await connection.close();
+    await lease.close();
   }
 }
 

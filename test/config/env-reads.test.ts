@@ -9,7 +9,7 @@ const root = path.resolve(import.meta.dirname, "../..");
 /** Tooling that reads the environment itself, and why it may. */
 const TOOLING_READERS: Record<string, string> = {
   "scripts/boot.ts": "hands the whole environment to parseEnv, and passes it on to Next and the companions",
-  "scripts/migrate.ts": "DATABASE_URL only: migrations run before the app's other settings exist (a deploy step)",
+  "scripts/migrate.ts": "DATABASE_URL and DIRECT_DATABASE_URL only: migrations run before the app's other settings exist (a deploy step)",
   "scripts/diff.ts": "DATABASE_URL only, like db:migrate",
   "scripts/purge.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts",
   "scripts/event.ts": "hands the environment to parseEnv",

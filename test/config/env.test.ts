@@ -34,6 +34,10 @@ describe("settings", () => {
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, /^invalid setting OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\):\/\/ URL/],
     [{ PORT: "70000" }, /^invalid setting PORT: must be at most 65535/],
     [{ DATABASE_URL: "mysql://x" }, /^invalid setting DATABASE_URL: must be a postgresql:\/\/ URL/],
+    [{ DATABASE_URL: "postgresql://u:p@pooler:6432/app?pgbouncer=true" }, /^invalid setting DIRECT_DATABASE_URL: is required when DATABASE_URL goes through a connection pooler \(pgbouncer=true\)/],
+    [{ DATABASE_URL: "postgresql://u:p@pooler:6432/app?pgbouncer=true", DIRECT_DATABASE_URL: "postgresql://u:p@db:5432/app?pgbouncer=true" }, /^invalid setting DIRECT_DATABASE_URL: must reach PostgreSQL itself/],
+    [{ DIRECT_DATABASE_URL: "mysql://x" }, /^invalid setting DIRECT_DATABASE_URL: must be a postgresql:\/\/ URL/],
+    [{ MIGRATION_LOCK_TIMEOUT_MS: "10" }, /^invalid setting MIGRATION_LOCK_TIMEOUT_MS: must be at least 1000/],
     [{ WEBHOOK_SECRETS: "not-a-secret" }, /^invalid setting WEBHOOK_SECRETS: "not-a-secr…" is not a whsec_<base64> secret/],
     [{ NODE_ENV: "production", NEXTAUTH_SECRET: "x".repeat(40) }, /^invalid setting WEBHOOK_SECRETS: is required in production/],
     [{ RETENTION_DAYS: "2", PROVIDER_RETRY_HORIZON_HOURS: "28" }, /^invalid setting RETENTION_DAYS: retention window 48 h must be longer than the provider retry horizon 28 h \+ margin 24 h/],
@@ -57,5 +61,17 @@ describe("settings", () => {
     });
     expect(result.status).toBe(1);
     expect(result.stderr.trim()).toBe("keyhook: invalid setting PORT: must be at most 65535");
+  });
+
+  it("the launcher refuses a pooled DATABASE_URL without DIRECT_DATABASE_URL with one line naming both", () => {
+    const result = spawnSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/boot.ts", "start"], {
+      env: { ...process.env, KEYHOOK_ALLOW_DEV_SECRET: "1", DATABASE_URL: "postgresql://u:p@127.0.0.1:1/app?pgbouncer=true", DIRECT_DATABASE_URL: "" },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^keyhook: invalid setting DIRECT_DATABASE_URL: is required when DATABASE_URL goes through a connection pooler/);
   });
 });

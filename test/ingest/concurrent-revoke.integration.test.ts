@@ -28,7 +28,7 @@ describe("a writer that skips the tenant lock, racing an activation of the same 
       const activation = deliver(keyEvent({ type: "key.created", tenantId: tenant, keyId: "key_x", sequence: 2 }));
       await waitUntil(async () => {
         const { rows } = await observer.query(
-          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%keyhook_apply_event%'",
+          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%keyhook_ingest(%'",
         );
         return rows.length > 0;
       });

@@ -49,7 +49,7 @@ describe("faults", () => {
       await waitUntil(async () => {
         const { rows } = await observer.query<{ pid: number }>(
           `SELECT a.pid FROM pg_stat_activity a
-            WHERE a.datname = current_database() AND a.wait_event_type = 'Lock' AND a.query LIKE '%keyhook_apply_event%'`,
+            WHERE a.datname = current_database() AND a.wait_event_type = 'Lock' AND a.query LIKE '%keyhook_ingest(%'`,
         );
         waitingPid = rows[0]?.pid ?? 0;
         return waitingPid !== 0;

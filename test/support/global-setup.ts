@@ -3,12 +3,16 @@
 import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres } from "../../tooling/dev/embedded-postgres";
 import { applyMigrations } from "../../tooling/migrations/wasm-engine";
+import { findPgBouncer, startPgBouncer, type PgBouncer } from "./pgbouncer";
 
 export const TEMPLATE_DATABASE = "keyhook_test_template";
 
 declare module "vitest" {
   export interface ProvidedContext {
     postgresAdminUrl: string;
+    /** The PgBouncer in front of the test server (0: none, see pgbouncerMissing). */
+    pgbouncerPort: number;
+    pgbouncerMissing: string;
   }
 }
 
@@ -34,7 +38,21 @@ export default async function setup(project: TestProject) {
   await applyMigrations({ databaseUrl: templateUrl.toString() });
 
   project.provide("postgresAdminUrl", adminUrl);
+  // Transaction-mode PgBouncer for the tests that run through a pooler (test/pooler). Missing
+  // pgbouncer makes those tests skip with the reason, or fail under CI=true (via-pooler.ts).
+  let bouncer: PgBouncer | null = null;
+  const found = findPgBouncer();
+  if (found.bin !== null) {
+    bouncer = await startPgBouncer({
+      upstreamUrl: adminUrl,
+      port: Number(process.env.TEST_PGBOUNCER_PORT ?? 54340),
+      dir: process.env.TEST_PGBOUNCER_DIR ?? ".data/test-pgbouncer",
+    });
+  }
+  project.provide("pgbouncerPort", bouncer?.port ?? 0);
+  project.provide("pgbouncerMissing", found.bin === null ? found.reason : "");
   return async () => {
+    await bouncer?.stop();
     await server?.stop();
   };
 }

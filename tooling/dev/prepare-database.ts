@@ -18,6 +18,11 @@ export async function prepareDatabase(
   options: {
     /** Unset or empty: start (or share) the embedded server. */
     databaseUrl?: string;
+    /** PostgreSQL itself, when databaseUrl goes through a pooler: migrations and their lock use it. */
+    directDatabaseUrl?: string;
+    /** Aborted on SIGTERM: a replica waiting for another's migrations leaves at once. */
+    signal?: AbortSignal;
+    migrationLockTimeoutMs?: number;
     dataDir?: string;
     port?: number;
     migrationsDir?: string;
@@ -29,7 +34,14 @@ export async function prepareDatabase(
     : await startEmbeddedPostgres({ dataDir: options.dataDir, port: options.port, onUnexpectedExit: options.onUnexpectedExit });
   const databaseUrl = options.databaseUrl || embedded!.databaseUrl;
   try {
-    const applied = await applyMigrations({ databaseUrl, migrationsDir: options.migrationsDir });
+    const applied = await applyMigrations({
+      databaseUrl,
+      directDatabaseUrl: options.databaseUrl ? options.directDatabaseUrl : undefined,
+      migrationsDir: options.migrationsDir,
+      signal: options.signal,
+      lockTimeoutMs: options.migrationLockTimeoutMs,
+      notice: (message) => console.log(`keyhook: ${message}`),
+    });
     return { databaseUrl, embedded, applied, stop: async () => embedded?.stop() };
   } catch (error) {
     await embedded?.stop();

@@ -9,6 +9,10 @@ import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-util
 import type { DiffTarget, SchemaEngine } from "@prisma/schema-engine-wasm";
 import { createMigrationAdapterFactory, type MigrationAdapterFactory } from "./pg-adapter";
 import { DEFAULT_MIGRATIONS_DIR, readMigrationsList } from "./migrations-dir";
+import { migrationUrl } from "../../lib/database-urls";
+import { AppError } from "../../lib/errors";
+import { withMigrationLock } from "./migration-lock";
+import { probeForPooler } from "./pooler-probe";
 
 export { migrationStatus } from "../../lib/health/migration-status";
 
@@ -19,18 +23,41 @@ export type EngineLog = (message: string) => void;
 
 /**
  * Applies the migrations not yet in `_prisma_migrations`, in name order, each as one script.
- * Safe with several replicas booting at once: the engine holds pg_advisory_lock(72707369).
+ * Always on a direct connection (`directDatabaseUrl` when given, else `databaseUrl`), refused if
+ * that reaches a pooler. Safe with several replicas booting at once: they queue on our
+ * migration lock (migration-lock.ts: interruptible by `signal`, bounded by `lockTimeoutMs`), and
+ * the engine takes its own pg_advisory_lock(72707369) inside it, as Prisma's CLI does.
  * A failed migration is recorded as failed and blocks later runs, exactly like Prisma's CLI.
  * Returns the names applied now (empty when up to date).
  */
 export async function applyMigrations(options: {
   databaseUrl: string;
+  /** PostgreSQL itself when `databaseUrl` goes through a pooler (DIRECT_DATABASE_URL). */
+  directDatabaseUrl?: string;
   migrationsDir?: string;
   log?: EngineLog;
+  /** Waiting for another replica's migrations longer than this fails the start. Default 5 min. */
+  lockTimeoutMs?: number;
+  /** Aborting it (SIGTERM) ends the wait for the lock at once. */
+  signal?: AbortSignal;
+  /** Progress for a human (who holds the lock we wait for). */
+  notice?: (message: string) => void;
 }): Promise<string[]> {
+  const url = migrationUrl(options);
+  const probe = await probeForPooler(url);
+  if (probe.pooler) {
+    const setting = options.directDatabaseUrl ? "DIRECT_DATABASE_URL" : "DATABASE_URL";
+    throw new AppError(
+      "invalid_setting",
+      options.directDatabaseUrl
+        ? `invalid setting DIRECT_DATABASE_URL: reaches a connection pooler (${probe.evidence}), not PostgreSQL itself`
+        : `invalid setting ${setting}: reaches a connection pooler (${probe.evidence}): add pgbouncer=true to DATABASE_URL and set DIRECT_DATABASE_URL to PostgreSQL itself`,
+    );
+  }
   const migrationsList = await readMigrationsList(options.migrationsDir ?? DEFAULT_MIGRATIONS_DIR);
-  const output = await withEngine({ url: options.databaseUrl }, options.log, (engine) =>
-    engine.applyMigrations({ migrationsList, filters: noFilters }),
+  const lock = { url, timeoutMs: options.lockTimeoutMs ?? 300_000, signal: options.signal, log: options.notice };
+  const output = await withMigrationLock(lock, () =>
+    withEngine({ url }, options.log, (engine) => engine.applyMigrations({ migrationsList, filters: noFilters })),
   );
   return output.appliedMigrationNames;
 }

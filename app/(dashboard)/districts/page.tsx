@@ -2,33 +2,51 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
+import { FilterActions } from "@/components/ui/filter-controls";
+import { TextField } from "@/components/ui/fields";
+import { KeysetPager } from "@/components/ui/keyset-pager";
 import { EmptyState } from "@/components/ui/empty-state";
 import { formatTime } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
 import type { Actor } from "@/lib/auth/actor";
-import { listDistricts } from "@/lib/keys/list-districts";
+import { listDistrictsPage } from "@/lib/keys/list-districts";
 import { requirePageActor } from "../../_lib/session";
 
 export const metadata = { title: "Districts · Keyhook" };
 
-export default async function DistrictsPage() {
+export default async function DistrictsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const actor = await requirePageActor("districts.view");
+  const params = await searchParams;
+  const search = typeof params.q === "string" ? params.q.trim().slice(0, 200) : "";
+  const after = typeof params.cursor === "string" ? params.cursor : undefined;
   return (
     <>
       <PageHeader title="Districts" description="Each district's keys and events." />
-      <Suspense fallback={<Skeleton label="Loading districts…" />}>
-        <DistrictList actor={actor} />
+      <Card className="mb-6">
+        <form method="get" className="grid grid-cols-1 gap-3 sm:grid-cols-2" aria-label="Search districts">
+          <TextField label="Search" name="q" defaultValue={search} placeholder="district id or name" />
+          <FilterActions clearHref="/districts" submitLabel="Search" />
+        </form>
+      </Card>
+      <Suspense key={`${search}|${after ?? ""}`} fallback={<Skeleton label="Loading districts…" />}>
+        <DistrictList actor={actor} search={search} after={after} />
       </Suspense>
     </>
   );
 }
 
-async function DistrictList({ actor }: { actor: Actor }) {
-  const districts = await listDistricts({ actor });
-  if (districts.length === 0) return <EmptyState title="No districts yet">A district appears when its first key event arrives.</EmptyState>;
+async function DistrictList({ actor, search, after }: { actor: Actor; search: string; after?: string }) {
+  const { rows: districts, nextAfter } = await listDistrictsPage({ actor, search, after });
+  if (districts.length === 0) {
+    return search || after
+      ? <EmptyState title="No districts match">Change or clear the search.</EmptyState>
+      : <EmptyState title="No districts yet">A district appears when its first key event arrives.</EmptyState>;
+  }
+  const query = search ? new URLSearchParams({ q: search }).toString() : "";
   return (
+    <>
     <Card>
       <Table label="Districts">
         <thead>
@@ -60,5 +78,7 @@ async function DistrictList({ actor }: { actor: Actor }) {
         </tbody>
       </Table>
     </Card>
+    <KeysetPager basePath="/districts" query={query} cursorParam={after} nextCursor={nextAfter} />
+    </>
   );
 }

@@ -1,9 +1,10 @@
-import { checkHealth } from "@/lib/health/check-health";
+import { checkLiveness } from "@/lib/health/check-health";
 
-// Public on purpose (load balancers); reveals no data, only up/down and migration state.
+// Liveness, public on purpose (load balancers, orchestrators): the process answers. It does not
+// touch the database, so a database outage never gets healthy replicas restarted; readiness is
+// GET /api/health/ready.
 export const dynamic = "force-dynamic";
 
 export async function GET() {
-  const health = await checkHealth();
-  return Response.json(health, { status: health.ok ? 200 : 503, headers: { "cache-control": "no-store" } });
+  return Response.json(checkLiveness(), { headers: { "cache-control": "no-store" } });
 }

@@ -1,0 +1,140 @@
+// `npm run bench:dashboard`: every dashboard page's server time at scale, and the CSV export's
+// memory. Fills (bench/support/fill-scale.ts; BENCH_CLAIMS, BENCH_RECEIPTS, BENCH_DISTRICTS,
+// default 1,000,000 / 1,000,000 / 1,000; the issue's scale is 10,000,000 / 10,000,000 / 100,000),
+// folds the rollups once (timed), signs in as the platform admin through next-auth's own flow and
+// times BENCH_REQUESTS (20) sequential full GETs per page (the whole streamed body) after 3
+// warm-ups: p50 / p95 / max. Then one full ledger CSV export, sampling the app's RSS every 100 ms.
+// BENCH_KEEP_DB=1 reuses the database of the previous run when it holds the same fill.
+// Results: bench/results/dashboard-scale.json and a line in bench/results/history.ndjson.
+import { BENCH_PORTS, startAppUnderTest } from "./support/app-under-test";
+import { signInCookie, timePage, type RenderTiming } from "./support/dashboard-render";
+import { BIG_DISTRICT, fillScale, type FillTimings } from "./support/fill-scale";
+import { writeResult } from "./support/results";
+
+const scale = {
+  claims: Number(process.env.BENCH_CLAIMS ?? 1_000_000),
+  receipts: Number(process.env.BENCH_RECEIPTS ?? 1_000_000),
+  districts: Number(process.env.BENCH_DISTRICTS ?? 1_000),
+};
+const requests = Number(process.env.BENCH_REQUESTS ?? 20);
+const TARGET_P95_MS = 100;
+
+const label = `fill ${scale.claims}/${scale.receipts}/${scale.districts}`;
+const app = await startAppUnderTest({
+  port: BENCH_PORTS.app,
+  pgPort: BENCH_PORTS.pg,
+  env: { KEYHOOK_SEED_DEMO: "1" },
+  keepDatabaseLabelled: process.env.BENCH_KEEP_DB === "1" ? label : undefined,
+});
+try {
+  const q = (sql: string, params?: unknown[]) => app.query(sql, params);
+  const [filled] = await app.query<{ label: string | null }>(`SELECT shobj_description(oid, 'pg_database') AS label FROM pg_database WHERE datname = current_database()`);
+  let fill: FillTimings | "kept" = "kept";
+  const fillStarted = performance.now();
+  if (filled?.label !== label) {
+    fill = await fillScale(q, scale);
+    await app.query(`COMMENT ON DATABASE keyhook_bench IS '${label}'`);
+  }
+  const fillSeconds = Math.round((performance.now() - fillStarted) / 100) / 10;
+
+  // The worker folds every few seconds in production; here, once, timed (the first fold reads
+  // every row). Two passes: the first sets the pending watermark, the second folds up to it.
+  process.env.DATABASE_URL = app.databaseUrl;
+  process.env.LOG_LEVEL ??= "warn";
+  const { foldRollups } = await import("../lib/rollups/fold-rollups");
+  const { disconnectDb } = await import("../lib/db");
+  const { pageQueries } = await import("./support/page-queries");
+  const foldStarted = performance.now();
+  await foldRollups();
+  await foldRollups();
+  const foldSeconds = Math.round((performance.now() - foldStarted) / 100) / 10;
+  const incrementalStarted = performance.now();
+  await foldRollups();
+  const incrementalFoldMs = Math.round(performance.now() - incrementalStarted);
+  console.log(`fill: ${fill === "kept" ? "kept from the previous run" : `${fillSeconds} s`}; first fold of the rollups ${foldSeconds} s; an incremental fold ${incrementalFoldMs} ms`);
+
+  const [middle] = await app.query<{ id: string }>(`SELECT id::text FROM processed_events WHERE event_id = $1`, [`evt_fill_${Math.floor(scale.claims / 2) + 1}`]);
+  const middleDistrict = `district-${String(Math.floor(scale.districts / 2)).padStart(6, "0")}`;
+  const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+  const pages = [
+    "/overview",
+    "/districts",
+    `/districts?q=${middleDistrict.slice(0, -1)}`,
+    "/districts?q=cedar+hills",
+    `/districts?cursor=${middleDistrict}`,
+    `/districts/${BIG_DISTRICT}`,
+    "/ledger",
+    "/ledger?outcome=quarantined",
+    "/ledger?type=key.revoked",
+    `/ledger?tenant=${BIG_DISTRICT}`,
+    `/ledger?tenant=${middleDistrict}`,
+    `/ledger?event=evt_fill_${Math.floor(scale.claims / 3)}`,
+    `/ledger?from=${day}T10:00&to=${day}T11:00`,
+    `/ledger/${middle!.id}`,
+    "/deliveries",
+    `/deliveries?event=evt_fill_${Math.floor(scale.claims / 3)}`,
+    "/quarantine",
+    "/retention",
+    "/audit",
+    "/audit?action=key.revoke",
+  ];
+  // The data alone: each page's lib/ services called in this process, as the page calls them.
+  const dataTimings: { page: string; p50: number; p95: number; max: number }[] = [];
+  for (const { page, run } of pageQueries({ claims: scale.claims, districts: scale.districts, ledgerId: middle!.id })) {
+    const durations: number[] = [];
+    for (let i = 0; i < requests + 3; i++) {
+      const started = performance.now();
+      await run();
+      if (i >= 3) durations.push(performance.now() - started);
+    }
+    durations.sort((a, b) => a - b);
+    const at = (p: number) => Math.round(durations[Math.min(durations.length - 1, Math.floor(p * durations.length))]! * 10) / 10;
+    dataTimings.push({ page, p50: at(0.5), p95: at(0.95), max: at(1) });
+    console.log(`data  ${page.padEnd(44)} p50 ${String(at(0.5)).padStart(6)} ms   p95 ${String(at(0.95)).padStart(6)} ms`);
+  }
+  await disconnectDb();
+
+  const cookie = await signInCookie(app.baseUrl, "admin@keyhook.test");
+  // Baseline of the same run: the app's cheapest round trip (a health check), so a page's time can
+  // be read as a multiple of what this machine gives any request right now.
+  const baseline = await timePage(app.baseUrl, "/api/health", cookie, requests);
+  console.log(`baseline /api/health p50 ${baseline.p50.toFixed(1)} ms   p95 ${baseline.p95.toFixed(1)} ms`);
+  const renders: RenderTiming[] = [];
+  for (const page of pages) {
+    const timing = await timePage(app.baseUrl, page, cookie, requests);
+    renders.push(timing);
+    console.log(`page  ${page.padEnd(48)} p50 ${timing.p50.toFixed(0).padStart(5)} ms   p95 ${timing.p95.toFixed(0).padStart(5)} ms   max ${timing.max.toFixed(0).padStart(5)} ms   p50/health ${(timing.p50 / baseline.p50).toFixed(1)}${timing.p95 > TARGET_P95_MS ? "   > target" : ""}`);
+  }
+
+  // The full ledger as CSV, read as fast as the client can: RSS of the app's largest process.
+  const rssBefore = app.rssMiB();
+  let rssMax = rssBefore;
+  const sampler = setInterval(() => (rssMax = Math.max(rssMax, app.rssMiB())), 100);
+  const exportStarted = performance.now();
+  const response = await fetch(`${app.baseUrl}/ledger/export`, { headers: { cookie } });
+  let bytes = 0;
+  let lines = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.byteLength;
+    for (const b of chunk) if (b === 10) lines++;
+  }
+  clearInterval(sampler);
+  const exportSeconds = (performance.now() - exportStarted) / 1000;
+  const csvExport = {
+    status: response.status,
+    rows: lines - 1,
+    mib: Math.round(bytes / 1048576),
+    seconds: Math.round(exportSeconds * 10) / 10,
+    rowsPerSec: Math.round((lines - 1) / exportSeconds),
+    rssBeforeMiB: Math.round(rssBefore),
+    rssMaxMiB: Math.round(rssMax),
+    rssGrowthMiB: Math.round(rssMax - rssBefore),
+  };
+  console.log(`CSV export: ${csvExport.rows.toLocaleString("en")} rows, ${csvExport.mib} MiB in ${csvExport.seconds} s (${csvExport.rowsPerSec.toLocaleString("en")} rows/s); app RSS ${csvExport.rssBeforeMiB} → max ${csvExport.rssMaxMiB} MiB (growth ${csvExport.rssGrowthMiB} MiB, limit 50)`);
+
+  const over = renders.filter((r) => r.p95 > TARGET_P95_MS).map((r) => r.page);
+  console.log(over.length ? `pages over p95 ${TARGET_P95_MS} ms: ${over.join(", ")}` : `every page p95 < ${TARGET_P95_MS} ms`);
+  writeResult("dashboard-scale", { scale, fill, fillSeconds, foldSeconds, incrementalFoldMs, requests, dataTimings, baseline, renders, csvExport, overTarget: over });
+} finally {
+  await app.stop();
+}

@@ -1,0 +1,61 @@
+// CPU time of a process tree (a server and every descendant it started, whatever their process
+// group: the launcher starts next-server detached), read from /proc/<pid>/stat: utime + stime of
+// each live member. Sampled before and after a measured phase, the difference
+// divided by the events applied is the CPU cost per event, comparable across servers on one machine.
+import { readFileSync, readdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+
+const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+type Sample = Map<number, number>;
+
+type ProcStat = { pid: number; ppid: number; cpuMicros: number };
+
+function readAll(): ProcStat[] {
+  const all: ProcStat[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // After "(comm)": state ppid pgrp … ; utime and stime are fields 14 and 15 of the whole line.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      all.push({ pid: Number(entry), ppid: Number(fields[1]), cpuMicros: ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND });
+    } catch {
+      // exited between readdir and read
+    }
+  }
+  return all;
+}
+
+/** The pids of `root` and all its descendants. */
+export function processTree(root: number): number[] {
+  return [...treeOf(root, readAll()).keys()];
+}
+
+function treeOf(root: number, all: ProcStat[]): Map<number, ProcStat> {
+  const tree = new Map<number, ProcStat>();
+  const byPid = new Map(all.map((p) => [p.pid, p]));
+  if (byPid.has(root)) tree.set(root, byPid.get(root)!);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of all) {
+      if (!tree.has(p.pid) && tree.has(p.ppid)) {
+        tree.set(p.pid, p);
+        grew = true;
+      }
+    }
+  }
+  return tree;
+}
+
+/** utime + stime (µs) of every live process of the tree under `root`. */
+export function sampleGroupCpu(root: number): Sample {
+  return new Map([...treeOf(root, readAll())].map(([pid, p]) => [pid, p.cpuMicros]));
+}
+
+/** CPU µs the group spent between two samples (processes present in both, plus ones started since). */
+export function cpuMicrosBetween(before: Sample, after: Sample): number {
+  let total = 0;
+  for (const [pid, micros] of after) total += micros - (before.get(pid) ?? 0);
+  return total;
+}

@@ -1,0 +1,78 @@
+// `npm start` waiting for another replica's migrations (scripts/boot.ts → prepareDatabase →
+// migration-lock.ts): says who it waits for, leaves at once on SIGTERM, gives up loudly after
+// MIGRATION_LOCK_TIMEOUT_MS. The other replica is a session holding the lock on purpose.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterEach, describe, expect, it, inject } from "vitest";
+import { MIGRATION_LOCK_KEY } from "@/tooling/migrations/migration-lock";
+
+const adminUrl = inject("postgresAdminUrl");
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+async function emptyDatabaseWithLockHeld(): Promise<string> {
+  const name = `keyhook_lock_${randomBytes(5).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  cleanup.push(async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  });
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const holder = new pg.Client({ connectionString: url.toString(), application_name: "keyhook-test-other-replica" });
+  await holder.connect();
+  await holder.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+  cleanup.push(() => holder.end());
+  return url.toString();
+}
+
+function startLauncher(env: Record<string, string>) {
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/boot.ts", "start"], {
+    env: { ...process.env, NODE_ENV: "production", KEYHOOK_ALLOW_DEV_SECRET: "1", PORT: process.env.TEST_LAUNCHER_PORT ?? "4539", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  cleanup.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await exited;
+  });
+  const waitFor = async (pattern: RegExp) => {
+    while (!pattern.test(output) && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 50));
+    return output;
+  };
+  return { child, exited, waitFor, output: () => output };
+}
+
+describe("a replica waiting for another replica's migrations", () => {
+  it("says who holds the lock, and leaves at once on SIGTERM (exit 143, nothing migrated)", async () => {
+    const url = await emptyDatabaseWithLockHeld();
+    const launcher = startLauncher({ DATABASE_URL: url });
+    expect(await launcher.waitFor(/waiting for the migration lock/)).toMatch(
+      /waiting for the migration lock held by PostgreSQL backend \d+ \(keyhook-test-other-replica/,
+    );
+    launcher.child.kill("SIGTERM");
+    expect(await launcher.exited).toBe(143);
+    const check = new pg.Client({ connectionString: url });
+    await check.connect();
+    const { rows } = await check.query(`SELECT to_regclass('_prisma_migrations') AS table`);
+    await check.end();
+    expect(rows[0].table).toBeNull();
+  });
+
+  it("gives up after MIGRATION_LOCK_TIMEOUT_MS with one line naming the holder and the setting", async () => {
+    const url = await emptyDatabaseWithLockHeld();
+    const launcher = startLauncher({ DATABASE_URL: url, MIGRATION_LOCK_TIMEOUT_MS: "1000" });
+    expect(await launcher.exited).toBe(1);
+    expect(launcher.output()).toMatch(
+      /keyhook: gave up after 1 s waiting for the migration lock held by PostgreSQL backend \d+ \(keyhook-test-other-replica.*MIGRATION_LOCK_TIMEOUT_MS=1000/,
+    );
+  });
+});

@@ -1,0 +1,91 @@
+import "server-only";
+// Serialises the migrations of N replicas starting at once: the first takes a session advisory
+// lock on a DIRECT connection (a pooler would hand the lock to whichever server connection ran
+// the statement and keep it there), migrates, releases; the others wait, then find nothing to do.
+//
+// Waiting is a poll of pg_try_advisory_lock rather than a blocking pg_advisory_lock, so a waiting
+// replica stays interruptible (SIGTERM aborts `signal` and it leaves at once), says who it waits
+// for, and gives up loudly after `timeoutMs` instead of hanging for ever behind a stuck session.
+// A crashed holder closes its socket and PostgreSQL frees the lock; keepalive bounds a vanished one.
+import pg from "pg";
+
+/** 'k','h','m','g' — ours, distinct from the schema engine's own lock (72707369), which it still takes. */
+export const MIGRATION_LOCK_KEY = 0x6b686d67;
+const POLL_MS = 250;
+const SAY_AGAIN_MS = 10_000;
+
+export type MigrationLockOptions = {
+  /** A direct connection string (never a pooler). */
+  url: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  log?: (message: string) => void;
+};
+
+export async function withMigrationLock<T>(options: MigrationLockOptions, work: () => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: options.url, application_name: "keyhook-migrate", keepAlive: true, connectionTimeoutMillis: 10_000 });
+  client.on("error", () => {}); // an idle socket error surfaces on the next query
+  await client.connect();
+  try {
+    await acquire(client, options);
+    try {
+      return await work();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});
+    }
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function acquire(client: pg.Client, options: MigrationLockOptions): Promise<void> {
+  const started = Date.now();
+  let lastSaid = -Infinity;
+  for (;;) {
+    throwIfAborted(options.signal);
+    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [MIGRATION_LOCK_KEY]);
+    if (rows[0]?.locked) return;
+    const waited = Date.now() - started;
+    if (waited >= options.timeoutMs || Date.now() - lastSaid >= SAY_AGAIN_MS) {
+      const holder = await describeHolder(client);
+      if (waited >= options.timeoutMs) {
+        throw new Error(
+          `gave up after ${Math.round(waited / 1000)} s waiting for the migration lock held by ${holder}` +
+            ` (MIGRATION_LOCK_TIMEOUT_MS=${options.timeoutMs}); if no replica is migrating, end that session`,
+        );
+      }
+      options.log?.(`waiting for the migration lock held by ${holder}`);
+      lastSaid = Date.now();
+    }
+    await abortableDelay(POLL_MS, options.signal);
+  }
+}
+
+async function describeHolder(client: pg.Client): Promise<string> {
+  const { rows } = await client.query<{ pid: number; application_name: string | null; since: Date | null }>(
+    `SELECT a.pid, a.application_name, a.backend_start AS since
+       FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = $1 AND l.objsubid = 1
+      LIMIT 1`,
+    [MIGRATION_LOCK_KEY],
+  );
+  const row = rows[0];
+  if (!row) return "another session (just released)";
+  return `PostgreSQL backend ${row.pid} (${row.application_name || "no application_name"}, connected ${row.since?.toISOString() ?? "?"})`;
+}
+
+function throwIfAborted(signal?: AbortSignal): void {
+  if (signal?.aborted) throw new Error("interrupted while waiting for the migration lock");
+}
+
+function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
