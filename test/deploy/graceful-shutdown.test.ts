@@ -106,16 +106,20 @@ describe("SIGTERM during signed load", () => {
     const drainLine = await server.waitForLine(/SIGTERM: draining \d+ request\(s\) in flight/);
     expect(Number(/draining (\d+)/.exec(drainLine)![1])).toBeGreaterThanOrEqual(HELD_DELIVERIES);
 
-    // New connections are refused while the transactions in flight are still running.
-    const late = await new Promise<string>((resolve) => {
-      const socket = connect(PORT, "127.0.0.1");
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve("connected");
+    // New connections are refused while the transactions in flight are still running (they
+    // cannot finish before the COMMIT below). The listening socket closes at the end of the
+    // server's current loop turn, so a connection attempt racing the log line may still land.
+    const connectResult = () =>
+      new Promise<string>((resolve) => {
+        const socket = connect(PORT, "127.0.0.1");
+        socket.once("connect", () => {
+          socket.destroy();
+          resolve("connected");
+        });
+        socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
       });
-      socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-    });
-    expect(late).toBe("ECONNREFUSED");
+    await waitUntil(async () => (await connectResult()) === "ECONNREFUSED");
+    expect(await waiting()).toBe(HELD_DELIVERIES);
 
     await db.query("COMMIT"); // the held transactions may now commit
     const exit = await server.exited;
