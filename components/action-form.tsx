@@ -1,9 +1,10 @@
 "use client";
 // A form bound to a server action that always reports the result next to the button, with an
 // optional confirmation step for actions that cannot be undone.
-import { useActionState, useState } from "react";
+import { useActionState, useCallback, useState } from "react";
 import { useFormStatus } from "react-dom";
 import type { ActionResult } from "./action-result";
+import { useReportResult } from "./action-results";
 import { buttonClass } from "./ui/fields";
 
 type Props = {
@@ -15,20 +16,45 @@ type Props = {
   confirm?: { prompt: string; confirmLabel: string };
   children?: React.ReactNode;
   className?: string;
+  /** Shown instead of an active button when the action would change nothing. */
+  disabledReason?: string;
 };
 
 function SubmitButton({ label, tone }: { label: string; tone: keyof typeof buttonClass }) {
   const { pending } = useFormStatus();
   return (
-    <button type="submit" className={buttonClass[tone]} disabled={pending} aria-busy={pending}>
+    <button type="submit" className={buttonClass[tone]} disabled={pending} aria-busy={pending} data-action-button>
       {pending ? "Working…" : label}
     </button>
   );
 }
 
-export function ActionForm({ action, hidden = {}, submitLabel, tone = "primary", confirm, children, className = "" }: Props) {
-  const [result, formAction] = useActionState(action, null);
+export function ActionForm({ action, hidden = {}, submitLabel, tone = "primary", confirm, children, className = "", disabledReason }: Props) {
+  const report = useReportResult();
+  // Also into the page-wide region, as soon as the action answers: the re-render it causes may
+  // remove this very form (a revoked key's row has no revoke form), taking its state along.
+  const reportingAction = useCallback(
+    async (previous: ActionResult | null, form: FormData) => {
+      const outcome = await action(previous, form);
+      report(outcome);
+      return outcome;
+    },
+    [action, report],
+  );
+  const [result, formAction] = useActionState(reportingAction, null);
   const [confirming, setConfirming] = useState(false);
+  if (disabledReason) {
+    return (
+      <div className={`flex flex-col gap-1 ${className}`}>
+        <div>
+          <button type="button" className={buttonClass[tone]} disabled title={disabledReason}>
+            {submitLabel}
+          </button>
+        </div>
+        <p className="text-xs text-slate-500">{disabledReason}</p>
+      </div>
+    );
+  }
   return (
     <form action={formAction} className={`flex flex-col gap-2 ${className}`} onSubmit={() => setConfirming(false)}>
       {Object.entries(hidden).map(([name, value]) => (
@@ -37,7 +63,7 @@ export function ActionForm({ action, hidden = {}, submitLabel, tone = "primary",
       {children}
       {confirm && !confirming ? (
         <div>
-          <button type="button" className={buttonClass[tone]} onClick={() => setConfirming(true)}>
+          <button type="button" className={buttonClass[tone]} onClick={() => setConfirming(true)} data-action-button>
             {submitLabel}
           </button>
         </div>

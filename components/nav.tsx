@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { Actor } from "@/lib/auth/actor";
 import { can, type Permission } from "@/lib/auth/permissions";
+import { LiveRefresh } from "./live-refresh";
 import { SignOutButton } from "./sign-out-button";
 
 const items: { href: string; label: string; permission: Permission }[] = [
@@ -18,7 +19,7 @@ const items: { href: string; label: string; permission: Permission }[] = [
 const roleNames = { district_admin: "District admin", support: "Support", platform_admin: "Platform admin" } as const;
 
 // Only the pages this role may open are linked; the pages check again themselves.
-export function Nav({ actor }: { actor: Actor }) {
+export function Nav({ actor, renderedAt }: { actor: Actor; renderedAt: string }) {
   return (
     <header className="border-b border-slate-200 bg-white">
       <div className="mx-auto flex max-w-6xl flex-col gap-2 px-4 py-3 sm:flex-row sm:items-center sm:justify-between">
@@ -26,18 +27,18 @@ export function Nav({ actor }: { actor: Actor }) {
           <Link href="/overview" className="text-lg font-semibold">
             Keyhook
           </Link>
-          <span className="text-xs text-slate-500 sm:hidden">{actor.email}</span>
+          <LiveRefresh renderedAt={renderedAt} />
         </div>
-        <div className="hidden items-center gap-3 text-sm text-slate-600 sm:flex">
-          <span data-testid="signed-in-as">
+        <div className="flex min-w-0 items-center justify-between gap-3 text-sm text-slate-600">
+          <span data-testid="signed-in-as" className="min-w-0 break-words text-xs sm:text-sm">
             {actor.email} · {roleNames[actor.role]}
             {actor.tenantId ? ` · ${actor.tenantId}` : ""}
           </span>
           <SignOutButton />
         </div>
       </div>
-      <nav aria-label="Main" className="mx-auto max-w-6xl overflow-x-auto px-4">
-        <ul className="flex gap-1 pb-2 text-sm">
+      <nav aria-label="Main" className="mx-auto max-w-6xl px-4">
+        <ul className="flex flex-wrap gap-1 pb-2 text-sm">
           {items
             .filter((item) => can(actor, item.permission))
             .map((item) => (
@@ -47,9 +48,6 @@ export function Nav({ actor }: { actor: Actor }) {
                 </Link>
               </li>
             ))}
-          <li className="sm:hidden">
-            <SignOutButton />
-          </li>
         </ul>
       </nav>
     </header>

@@ -72,9 +72,12 @@ test("every role × every page and route × own and other district", async ({ ba
   const daCsv = await (await contexts.district_admin.get("/ledger/export")).text();
   expect(daCsv).toContain(OWN);
   expect(daCsv).not.toContain(OTHER);
-  const districts = await (await contexts.district_admin.get("/districts")).text();
-  expect(districts).toContain("Maple Valley Unified");
-  expect(districts).not.toContain("Riverside County Schools");
+  // "Districts" sends a district admin straight to their own district.
+  const districts = await contexts.district_admin.get("/districts");
+  expect(districts.headers()["location"]).toMatch(new RegExp(`/districts/${OWN}$`));
+  const own = await (await contexts.district_admin.get(`/districts/${OWN}`)).text();
+  expect(own).toContain("Maple Valley Unified");
+  expect(own).not.toContain("Riverside County Schools");
 
   for (const context of Object.values(contexts)) await context.dispose();
 });

@@ -6,10 +6,10 @@ test("a district admin revokes a key and sees it revoked, then confirmed", async
   await signIn(page, USERS.districtAdmin);
   await screenshot(page, "district-admin-overview");
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Districts" }).click();
-  // A district admin sees only their own district.
-  await expect(page.getByRole("link", { name: "Maple Valley Unified" })).toBeVisible();
+  // A district admin has one district: "Districts" opens it directly.
+  await expect(page).toHaveURL(/\/districts\/district-4417$/);
+  await expect(page.getByRole("heading", { name: "Maple Valley Unified", exact: true })).toBeVisible();
   await expect(page.getByText("Riverside County Schools")).toHaveCount(0);
-  await page.getByRole("link", { name: "Maple Valley Unified" }).click();
 
   const row = page.locator('tr[data-key-id="key_mv_02"]');
   await expect(row.getByText("active")).toBeVisible();
@@ -17,7 +17,8 @@ test("a district admin revokes a key and sees it revoked, then confirmed", async
   await expect(row.getByRole("alertdialog")).toContainText("cannot be undone");
   await screenshot(page, "district-admin-revoke-confirm");
   await row.getByRole("button", { name: "Yes, revoke" }).click();
-  // The row itself reports the result (the revoke button is gone: a revoked key stays revoked).
+  // The result is reported on screen although the row's form is gone (a revoked key stays revoked).
+  await expect(page.getByTestId("action-result").filter({ hasText: "Key key_mv_02 revoked, awaiting provider confirmation." })).toBeVisible();
   await expect(row.getByTestId("revoke-state")).toHaveText("revoked, awaiting provider confirmation");
   await expect(row.getByRole("button", { name: "Revoke" })).toHaveCount(0);
   await screenshot(page, "district-admin-revoked-awaiting");
@@ -29,6 +30,8 @@ test("a district admin revokes a key and sees it revoked, then confirmed", async
   await provider.dispose();
 
   await page.reload();
+  // Confirmed: the key is inactive now, in the collapsed list below the current keys.
+  await page.getByTestId("inactive-keys").locator("summary").click();
   await expect(page.locator('tr[data-key-id="key_mv_02"]').getByTestId("revoke-state")).toHaveText("confirmed");
   await screenshot(page, "district-admin-revoke-confirmed");
 });
@@ -45,11 +48,35 @@ test("support replays a delivery and sees duplicate", async ({ page, baseURL }) 
   await expect(page.getByRole("heading", { name: "Deliveries", exact: true })).toBeVisible();
   // No provider runs in this test: the page says so and still shows our receipts.
   await expect(page.getByText(/Provider unreachable|No webhook is registered/)).toBeVisible();
-  const row = page.locator(`tr[data-event-id="${eventId}"]`);
+  const row = page.locator(`[data-event-id="${eventId}"]`);
   await expect(row).toBeVisible();
   await row.getByRole("button", { name: "Replay stored payload" }).click();
   await expect(row.getByRole("status")).toContainText("duplicate");
+  await expect(page.getByTestId("action-result").filter({ hasText: `Replayed ${eventId}: duplicate` })).toBeVisible();
   await screenshot(page, "support-replay-duplicate");
+
+  // Bulk replay: the dry run and the redelivery report where the user is looking (no provider
+  // runs here, so both say why nothing was sent). Both use the list's one window.
+  const bulk = page.locator("section").filter({ has: page.getByRole("heading", { name: "Bulk replay of failed deliveries" }) });
+  await expect(bulk.getByTestId("bulk-window")).toContainText("→ now");
+  await bulk.getByRole("button", { name: "Count failed deliveries (dry run)" }).click();
+  await expect(bulk.getByRole("status")).toContainText("No webhook is registered with the provider yet");
+  await bulk.getByRole("button", { name: "Redeliver failed deliveries" }).click();
+  await bulk.getByRole("button", { name: "Yes, redeliver" }).click();
+  await expect(page.getByTestId("action-result").filter({ hasText: "No webhook is registered with the provider yet" })).toHaveCount(2);
+  await screenshot(page, "support-bulk-replay-result");
+
+  // Filters: failed only, one district; the window keeps second precision in the URL.
+  const filters = page.getByRole("form", { name: "Delivery filters" });
+  await filters.getByLabel("Status").selectOption("failed");
+  await filters.getByLabel("District").fill("district-0935");
+  await filters.getByRole("button", { name: "Show" }).click();
+  await expect(page).toHaveURL(/status=failed/);
+  await expect(page).toHaveURL(/from=\d{4}-\d{2}-\d{2}(T|\+|%20)\d{2}(%3A|:)\d{2}(%3A|:)\d{2}/);
+  await expect(page.locator(`[data-event-id="${eventId}"]`)).toHaveCount(0);
+  await filters.getByLabel("Status").selectOption("all");
+  await filters.getByRole("button", { name: "Show" }).click();
+  await expect(page.locator(`[data-event-id="${eventId}"]`)).toBeVisible();
 
   // The replay is in the audit log with its outcome.
   await page.goto(`/audit?action=delivery.replay`);

@@ -48,7 +48,7 @@ test("a platform admin creates a district admin, who sees only their district un
   const nav = userPage.getByRole("navigation", { name: "Main" });
   await expect(nav.getByRole("link", { name: "Users" })).toHaveCount(0);
   await nav.getByRole("link", { name: "Districts" }).click();
-  await expect(userPage.getByRole("link", { name: "Maple Valley Unified" })).toBeVisible();
+  await expect(userPage.getByRole("heading", { name: "Maple Valley Unified", exact: true })).toBeVisible();
   await expect(userPage.getByText("Riverside County Schools")).toHaveCount(0);
 
   // The admin signs back in and disables them.

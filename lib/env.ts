@@ -19,8 +19,15 @@ export const DEV_AUTH_SECRET = "keyhook-development-session-secret-do-not-use-in
 
 const secretPattern = /^whsec_[A-Za-z0-9+/=]{16,}$/;
 
+// Digits only, so `PORT=abc` reads "must be a whole number" like `PORT=70000` reads "must be at
+// most 65535" (a bare coerce says "expected number, received NaN").
 const intSetting = (min: number, max: number) =>
-  z.coerce.number().int(`must be a whole number`).min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
+  z
+    .string({ error: "must be a whole number" })
+    .trim()
+    .regex(/^[+-]?\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
 const schema = z
   .object({

@@ -1,4 +1,5 @@
 import { redirect } from "next/navigation";
+import { ActionResults } from "@/components/action-results";
 import { Nav } from "@/components/nav";
 import { currentActor } from "../_lib/session";
 
@@ -9,9 +10,10 @@ export default async function DashboardLayout({ children }: { children: React.Re
   const actor = await currentActor();
   if (!actor) redirect("/signin");
   return (
-    <>
-      <Nav actor={actor} />
-      <main className="mx-auto max-w-6xl px-4 py-6">{children}</main>
-    </>
+    <ActionResults>
+      <Nav actor={actor} renderedAt={new Date().toISOString()} />
+      {/* Bottom padding: the action-result messages float over the last rows. */}
+      <main className="mx-auto max-w-6xl px-4 pb-24 pt-6">{children}</main>
+    </ActionResults>
   );
 }

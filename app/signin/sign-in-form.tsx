@@ -5,7 +5,7 @@ import { useState } from "react";
 import { buttonClass } from "@/components/ui/fields";
 import { signInErrorMessage } from "@/lib/auth/sign-in-messages";
 
-export function SignInForm({ initialError, oidcName }: { initialError?: string; oidcName: string | null }) {
+export function SignInForm({ initialError, oidcName, callbackPath }: { initialError?: string; oidcName: string | null; callbackPath: string }) {
   const router = useRouter();
   const [error, setError] = useState(initialError);
   const [pending, setPending] = useState(false);
@@ -18,7 +18,7 @@ export function SignInForm({ initialError, oidcName }: { initialError?: string; 
     try {
       const result = await signIn("credentials", { email: String(form.get("email") ?? ""), password: String(form.get("password") ?? ""), redirect: false });
       if (result?.ok && !result.error) {
-        router.replace("/overview");
+        router.replace(callbackPath);
         router.refresh();
         return;
       }
@@ -51,7 +51,7 @@ export function SignInForm({ initialError, oidcName }: { initialError?: string; 
         </button>
       </form>
       {oidcName ? (
-        <button type="button" className={`${buttonClass.secondary} mt-3 w-full`} onClick={() => void signIn("oidc", { callbackUrl: "/overview" })}>
+        <button type="button" className={`${buttonClass.secondary} mt-3 w-full`} onClick={() => void signIn("oidc", { callbackUrl: callbackPath })}>
           Sign in with {oidcName}
         </button>
       ) : null}

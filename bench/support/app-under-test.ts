@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import pg from "pg";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../tooling/dev/embedded-postgres";
 import { applyMigrations } from "../../tooling/migrations/wasm-engine";
-import { processTree } from "./process-cpu";
+import { processTree, treeCpuSeconds } from "./process-cpu";
 
 /** The secret every benchmark signs with (not a real one). */
 export const BENCH_SECRET = "whsec_" + Buffer.from("keyhook-benchmark-secret-0123456789").toString("base64");
@@ -22,6 +22,8 @@ export type AppUnderTest = {
   rssMiB: () => number;
   /** Peak resident memory (VmHWM) of the largest process of the app, in MiB. */
   peakRssMiB: () => number;
+  /** CPU seconds (user + system) used so far by every process of the app. */
+  cpuSeconds: () => number;
   query: <T extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<T[]>;
   stop: () => Promise<void>;
 };
@@ -105,6 +107,7 @@ export async function startAppUnderTest(options: {
     },
     rssMiB: () => Math.max(0, ...processTree(app.pid!).map((pid) => statusKiB(pid, "VmRSS"))) / 1024,
     peakRssMiB: () => Math.max(0, ...processTree(app.pid!).map(peakRssOf)) / 1024,
+    cpuSeconds: () => treeCpuSeconds(app.pid!),
     query: async (sql, params) => (await pool.query(sql, params)).rows,
     stop: async () => {
       await pool.end();

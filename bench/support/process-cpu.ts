@@ -32,6 +32,13 @@ export function processTree(root: number): number[] {
   return [...treeOf(root, readAll()).keys()];
 }
 
+/** CPU seconds (user + system) used so far by the live processes of `root`'s tree. */
+export function treeCpuSeconds(root: number): number {
+  let micros = 0;
+  for (const p of treeOf(root, readAll()).values()) micros += p.cpuMicros;
+  return micros / 1_000_000;
+}
+
 function treeOf(root: number, all: ProcStat[]): Map<number, ProcStat> {
   const tree = new Map<number, ProcStat>();
   const byPid = new Map(all.map((p) => [p.pid, p]));

@@ -1,13 +1,13 @@
 // Form controls with their label, sized for a thumb on a phone.
 const control = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-sky-500 focus:outline-none focus:ring-1 focus:ring-sky-500";
 
-export function TextField({ label, name, defaultValue, type = "text", placeholder, required }: {
-  label: string; name: string; defaultValue?: string; type?: string; placeholder?: string; required?: boolean;
+export function TextField({ label, name, defaultValue, type = "text", placeholder, required, pattern, title }: {
+  label: string; name: string; defaultValue?: string; type?: string; placeholder?: string; required?: boolean; pattern?: string; title?: string;
 }) {
   return (
     <label className="block text-sm font-medium text-slate-700">
       {label}
-      <input className={control} name={name} type={type} defaultValue={defaultValue} placeholder={placeholder} required={required} />
+      <input className={control} name={name} type={type} defaultValue={defaultValue} placeholder={placeholder} required={required} pattern={pattern} title={title} />
     </label>
   );
 }

@@ -4,6 +4,16 @@ export function formatTime(value: Date | null | undefined): string {
   return value.toISOString().replace("T", " ").slice(0, 19) + " UTC";
 }
 
+/** The same time as an input's value: what the tables show, without the zone the label names. */
+export function formatTimeInput(value: Date | null | undefined): string {
+  return value ? value.toISOString().replace("T", " ").slice(0, 19) : "";
+}
+
+/** "1 day", "2 days": a count with its noun. */
+export function plural(count: number | bigint, one: string, many = `${one}s`): string {
+  return `${formatNumber(count)} ${Number(count) === 1 ? one : many}`;
+}
+
 export function formatNumber(value: number | bigint): string {
   return new Intl.NumberFormat("en-US").format(value);
 }

@@ -46,14 +46,34 @@ export type ProviderState =
   | { kind: "not_registered" }
   | { kind: "unreachable"; message: string };
 
-export type DeliveriesView = { rows: DeliveryRow[]; provider: ProviderState; since: Date; until: Date };
+export const DELIVERY_STATUSES = ["all", "failed", "mismatched"] as const;
+export type DeliveryStatusFilter = (typeof DELIVERY_STATUSES)[number];
+
+export type DeliveriesView = {
+  /** One page of the rows that pass the filters, newest first. */
+  rows: DeliveryRow[];
+  /** Rows passing the filters (in the fetched history) and the page shown. */
+  total: number;
+  page: number;
+  pageCount: number;
+  /** The window held more than one fetch: older rows in it are not shown (narrow the window). */
+  truncated: boolean;
+  provider: ProviderState;
+  since: Date;
+  until: Date;
+};
+
+export const DELIVERIES_PER_PAGE = 25;
 
 export async function listDeliveries(
-  options: { actor: Actor; since: Date; until: Date; eventId?: string; providerCursor?: string; provider?: DeliveryProvider; limit?: number },
+  options: {
+    actor: Actor; since: Date; until: Date; eventId?: string; tenantId?: string; status?: DeliveryStatusFilter; page?: number;
+    providerCursor?: string; provider?: DeliveryProvider; limit?: number;
+  },
   db: DbOrTx = prisma,
 ): Promise<DeliveriesView> {
   authorize(options.actor, "deliveries.view");
-  const limit = Math.min(options.limit ?? 100, 250);
+  const limit = Math.min(options.limit ?? 250, 250);
   const { since, until } = options;
 
   let attempts: ProviderDeliveryAttempt[] = [];
@@ -66,7 +86,7 @@ export async function listDeliveries(
       const page = await (options.provider ?? providerForDashboard()).listDeliveries({
         hookId, since, until, limit, eventId: options.eventId, cursor: options.providerCursor,
       });
-      attempts = page.items;
+      attempts = options.tenantId ? page.items.filter((a) => a.tenantId === options.tenantId) : page.items;
       provider = { kind: "ok", nextCursor: page.nextCursor };
     } catch (error) {
       log.warn("provider delivery history unavailable", { error: describeError(error) });
@@ -78,7 +98,11 @@ export async function listDeliveries(
   const providerEventIds = [...new Set(attempts.map((a) => a.eventId))];
   const [windowReceipts, matchedReceipts] = await Promise.all([
     db.receipt.findMany({
-      where: { receivedAt: { gte: since, lt: until }, ...(options.eventId ? { OR: [{ eventId: options.eventId }, { webhookId: options.eventId }] } : {}) },
+      where: {
+        receivedAt: { gte: since, lt: until },
+        ...(options.tenantId ? { tenantId: options.tenantId } : {}),
+        ...(options.eventId ? { OR: [{ eventId: options.eventId }, { webhookId: options.eventId }] } : {}),
+      },
       orderBy: [{ receivedAt: "desc" }, { id: "desc" }],
       take: limit,
       select: receiptSelect,
@@ -120,7 +144,30 @@ export async function listDeliveries(
     row.replayable = claims.some((c) => c.eventId === row.eventId && c.tenantId === row.tenantId);
     row.mismatch = mismatchOf(row, provider.kind === "ok");
   }
-  return { rows: [...rows.values()].sort((a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime()), provider, since, until };
+  const providerKnown = provider.kind === "ok";
+  const matching = [...rows.values()]
+    .filter((row) => !options.tenantId || row.tenantId === options.tenantId)
+    .filter((row) => (options.status === "failed" ? isFailed(row, providerKnown) : options.status === "mismatched" ? row.mismatch !== null : true))
+    .sort((a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime());
+  const pageCount = Math.max(1, Math.ceil(matching.length / DELIVERIES_PER_PAGE));
+  const page = Math.min(Math.max(1, Math.floor(options.page ?? 1)), pageCount);
+  const truncated = (provider.kind === "ok" && provider.nextCursor !== null) || windowReceipts.length >= limit;
+  return {
+    rows: matching.slice((page - 1) * DELIVERIES_PER_PAGE, page * DELIVERIES_PER_PAGE),
+    total: matching.length,
+    page,
+    pageCount,
+    truncated,
+    provider,
+    since,
+    until,
+  };
+}
+
+/** Failed: the provider has attempts and none succeeded; without the provider's view, we never answered 2xx. */
+export function isFailed(row: Pick<DeliveryRow, "attempts" | "receipts">, providerKnown: boolean): boolean {
+  if (providerKnown && row.attempts.length > 0) return !row.attempts.some((a) => a.succeeded);
+  return !row.receipts.some((r) => r.status >= 200 && r.status < 300);
 }
 
 export function mismatchOf(row: Pick<DeliveryRow, "attempts" | "receipts">, providerKnown: boolean): Mismatch | null {

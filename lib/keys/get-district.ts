@@ -36,24 +36,53 @@ export type DistrictDetail = {
   id: string;
   name: string | null;
   highWaterMark: bigint;
+  /** What needs a look: active and superseded keys, and revokes the provider has not confirmed. */
+  currentKeys: KeyView[];
+  /** One page of the rest (rotated, or revoked and confirmed), most recently changed first. */
+  inactiveKeys: KeyView[];
+  inactiveCount: number;
+  inactivePage: number;
+  inactivePageCount: number;
+  /** currentKeys then this page of inactiveKeys. */
   keys: KeyView[];
   timeline: TimelineEvent[];
 };
 
-export async function getDistrict(options: { actor: Actor; tenantId: string; timelineLimit?: number }, db: DbOrTx = prisma): Promise<DistrictDetail> {
+export const INACTIVE_KEYS_PER_PAGE = 20;
+// Bounded by the invariants (one active key; superseded keys are alerts a human clears), but a
+// runaway is capped rather than rendered whole.
+const MAX_CURRENT_KEYS = 100;
+
+const keySelect = {
+  id: true, status: true, prefix: true, scopes: true, activatedSeq: true, createdAt: true, activatedAt: true,
+  rotatedAt: true, revokedAt: true, supersededAt: true, revokeRequestedAt: true, revokeConfirmedAt: true,
+} as const;
+
+export async function getDistrict(
+  options: { actor: Actor; tenantId: string; timelineLimit?: number; inactivePage?: number },
+  db: DbOrTx = prisma,
+): Promise<DistrictDetail> {
   authorize(options.actor, "districts.view");
   const tenantId = tenantScope(options.actor, options.tenantId);
   if (!tenantId) throw new AppError("not_found", "not found");
   const tenant = await db.tenant.findUnique({ where: { id: tenantId } });
   if (!tenant) throw new AppError("not_found", "not found");
-  const [keys, timeline] = await Promise.all([
+  const current = {
+    tenantId,
+    OR: [{ status: { in: ["active", "superseded"] } }, { status: "revoked", revokeRequestedAt: { not: null }, revokeConfirmedAt: null }],
+  };
+  const notCurrent = { tenantId, AND: current.OR.map((condition) => ({ NOT: condition })) };
+  const inactiveCount = await db.apiKey.count({ where: notCurrent });
+  const inactivePageCount = Math.max(1, Math.ceil(inactiveCount / INACTIVE_KEYS_PER_PAGE));
+  const inactivePage = Math.min(Math.max(1, Math.floor(options.inactivePage ?? 1)), inactivePageCount);
+  const [currentKeys, inactiveKeys, timeline] = await Promise.all([
+    db.apiKey.findMany({ where: current, orderBy: [{ status: "asc" }, { createdAt: "desc" }, { id: "asc" }], take: MAX_CURRENT_KEYS, select: keySelect }),
     db.apiKey.findMany({
-      where: { tenantId },
-      orderBy: [{ createdAt: "desc" }, { id: "asc" }],
-      select: {
-        id: true, status: true, prefix: true, scopes: true, activatedSeq: true, createdAt: true, activatedAt: true,
-        rotatedAt: true, revokedAt: true, supersededAt: true, revokeRequestedAt: true, revokeConfirmedAt: true,
-      },
+      where: notCurrent,
+      orderBy: [{ updatedAt: "desc" }, { id: "asc" }],
+      skip: (inactivePage - 1) * INACTIVE_KEYS_PER_PAGE,
+      take: INACTIVE_KEYS_PER_PAGE,
+      select: keySelect,
     }),
     db.processedEvent.findMany({
       where: { tenantId },
@@ -62,12 +91,20 @@ export async function getDistrict(options: { actor: Actor; tenantId: string; tim
       select: { id: true, eventId: true, type: true, keyId: true, sequence: true, outcome: true, reason: true, receivedAt: true },
     }),
   ]);
+  // The version of a key is the provider's sequence that activated it.
+  const view = ({ activatedSeq, ...key }: (typeof currentKeys)[number]): KeyView => ({ ...key, version: activatedSeq === null ? null : Number(activatedSeq) });
+  const currentViews = currentKeys.map(view);
+  const inactiveViews = inactiveKeys.map(view);
   return {
     id: tenant.id,
     name: tenant.name,
     highWaterMark: tenant.highWaterMark,
-    // The version of a key is the provider's sequence that activated it.
-    keys: keys.map(({ activatedSeq, ...key }) => ({ ...key, version: activatedSeq === null ? null : Number(activatedSeq) })),
+    currentKeys: currentViews,
+    inactiveKeys: inactiveViews,
+    inactiveCount,
+    inactivePage,
+    inactivePageCount,
+    keys: [...currentViews, ...inactiveViews],
     timeline,
   };
 }

@@ -28,7 +28,8 @@ describe("settings", () => {
   });
 
   it.each([
-    [{ PORT: "abc" }, /^invalid setting PORT: /],
+    [{ PORT: "abc" }, /^invalid setting PORT: must be a whole number$/],
+    [{ RETENTION_DAYS: "14.5" }, /^invalid setting RETENTION_DAYS: must be a whole number$/],
     [{ SHUTDOWN_DRAIN_MS: "5000" }, /^invalid setting SHUTDOWN_DRAIN_MS: must be longer than INGEST_TX_TIMEOUT_MS \(5000 ms\)/],
     [{ SHUTDOWN_DRAIN_MS: "20000", INGEST_TX_TIMEOUT_MS: "30000" }, /^invalid setting SHUTDOWN_DRAIN_MS: must be longer than INGEST_TX_TIMEOUT_MS \(30000 ms\)/],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, /^invalid setting OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\):\/\/ URL/],

@@ -94,7 +94,7 @@ describe("keyset pages", () => {
 
   it("bad filter input becomes form messages, not exceptions", () => {
     const { errors } = parseLedgerFilters({ outcome: "exploded", from: "yesterday", to: "2026-11-01T00:00" });
-    expect(errors).toEqual(["Outcome must be one of applied, stale, quarantined, ignored.", "From is not a date and time (use YYYY-MM-DDTHH:MM, UTC)."]);
+    expect(errors).toEqual(["Outcome must be one of applied, stale, quarantined, ignored.", "From is not a date and time (use YYYY-MM-DD HH:MM:SS, UTC)."]);
   });
 
   it("the CSV export streams the filtered ledger in batches", async () => {

@@ -31,15 +31,22 @@ export function startDevCompanions(options: {
   const children: ChildProcess[] = [];
 
   if (withSimulator) {
+    // PROVIDER_URL moves both sides: the app calls it and the simulator listens on its port. A
+    // PROVIDER_SIM_PORT of its own would leave the app calling the old port, so it is not used here.
+    const providerUrl = new URL(config.PROVIDER_URL);
+    const port = providerUrl.port || (providerUrl.protocol === "https:" ? "443" : "80");
+    if (options.env.PROVIDER_SIM_PORT && options.env.PROVIDER_SIM_PORT !== port) {
+      console.error(`keyhook: PROVIDER_SIM_PORT=${options.env.PROVIDER_SIM_PORT} ignored: the app calls ${config.PROVIDER_URL}; set PROVIDER_URL=http://127.0.0.1:${options.env.PROVIDER_SIM_PORT} to move both`);
+    }
     children.push(
       startChild("simulator/main.ts", {
-        PROVIDER_SIM_PORT: new URL(config.PROVIDER_URL).port || "80",
         PROVIDER_SIM_DEMO: "1",
         PROVIDER_SIM_STREAM_TENANTS: DEMO_DISTRICTS,
         PROVIDER_SIM_FAULTS: DEMO_FAULTS,
         // The app verifies with WEBHOOK_SECRETS: sign with the first of them.
         PROVIDER_SIM_SECRET: config.WEBHOOK_SECRETS[0],
         ...options.env,
+        PROVIDER_SIM_PORT: port,
         PROVIDER_SIM_EXIT_WITH_PARENT: "1",
       }),
     );

@@ -40,7 +40,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           <TextField label="Who" name="actor" defaultValue={filters.actor} placeholder="email" />
           <TextField label="Outcome" name="outcome" defaultValue={filters.outcome} placeholder="ok, denied, duplicate…" />
           <TextField label="District" name="tenant" defaultValue={filters.tenantId} />
-          <TimeRangeFields from={typeof params.from === "string" ? params.from : undefined} to={typeof params.to === "string" ? params.to : undefined} />
+          <TimeRangeFields from={filters.from ?? (typeof params.from === "string" ? params.from : undefined)} to={filters.to ?? (typeof params.to === "string" ? params.to : undefined)} />
           <FilterActions clearHref="/audit" />
         </form>
       </Card>
@@ -59,7 +59,7 @@ async function AuditTable({ actor, filters, cursorParam, query }: { actor: Actor
   if (page.rows.length === 0) return <EmptyState title="No entries match">{query ? "Change or clear the filters." : "Actions appear here as people use the dashboard."}</EmptyState>;
   return (
     <Card>
-      <Table label="Audit log">
+      <Table label="Audit log" stack>
         <thead>
           <tr>
             <Th>When</Th>
@@ -74,16 +74,16 @@ async function AuditTable({ actor, filters, cursorParam, query }: { actor: Actor
           {page.rows.map((row) => (
             <tr key={String(row.id)}>
               <Td className="whitespace-nowrap text-xs">{formatTime(row.at)}</Td>
-              <Td className="text-xs">{row.actor}</Td>
-              <Td className="text-xs">{row.action}</Td>
-              <Td className="font-mono text-xs">
+              <Td label="Who" className="break-words text-xs">{row.actor}</Td>
+              <Td label="Action" className="text-xs">{row.action}</Td>
+              <Td label="Target" className="break-all font-mono text-xs">
                 {row.tenantId ? <div>{row.tenantId}</div> : null}
                 {row.target}
               </Td>
-              <Td>
+              <Td label="Outcome">
                 <Badge tone={row.outcome === "ok" ? "green" : row.outcome === "denied" || row.outcome === "failed" ? "red" : "slate"}>{row.outcome}</Badge>
               </Td>
-              <Td className="max-w-xs break-all font-mono text-xs text-slate-500">{row.details ? JSON.stringify(row.details) : ""}</Td>
+              <Td label="Details" className="break-all font-mono text-xs text-slate-500 md:max-w-xs">{row.details ? JSON.stringify(row.details) : ""}</Td>
             </tr>
           ))}
         </tbody>

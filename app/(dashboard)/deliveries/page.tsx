@@ -4,15 +4,15 @@ import { ActionForm } from "@/components/action-form";
 import { Badge, HttpStatusBadge, OutcomeBadge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { EmptyState, FormErrors, Notice } from "@/components/ui/empty-state";
-import { buttonClass, TextField } from "@/components/ui/fields";
+import { buttonClass, SelectField, TextField } from "@/components/ui/fields";
 import { FilterActions, TimeRangeFields } from "@/components/ui/filter-controls";
-import { formatTime } from "@/components/ui/format";
+import { formatTime, plural } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
 import type { Actor } from "@/lib/auth/actor";
-import { listDeliveries, type DeliveryRow } from "@/lib/deliveries/list-deliveries";
-import { firstParam, parseUtcDateTime } from "@/lib/listing/query-filters";
+import { DELIVERY_STATUSES, listDeliveries, type DeliveryRow, type DeliveryStatusFilter } from "@/lib/deliveries/list-deliveries";
+import { firstParam, parseUtcDateTime, utcQueryValue } from "@/lib/listing/query-filters";
 import { requirePageActor } from "../../_lib/session";
 import { bulkDryRunAction, bulkRedeliverAction, redeliverAction, replayLocallyAction } from "./actions";
 
@@ -23,25 +23,60 @@ const mismatchText = {
   delivered_without_receipt: "Provider says delivered, but we hold no receipt",
 } as const;
 
-const local = (date: Date) => date.toISOString().slice(0, 16);
+const statusOptions = [
+  { value: "all", label: "All" },
+  { value: "failed", label: "Failed" },
+  { value: "mismatched", label: "Mismatched" },
+];
 
-export default async function DeliveriesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+type Params = Record<string, string | string[] | undefined>;
+
+/**
+ * The one window of the page: the list, the dry run and the bulk redelivery all use it. Second
+ * precision; an empty To means "now", so a reload after a redelivery shows the new attempt.
+ */
+function windowOf(params: Params, errors: string[], now = new Date()) {
+  const nowSecond = Math.floor(now.getTime() / 1000) * 1000;
+  const since = parseUtcDateTime(firstParam(params.from), "From", errors) ?? new Date(nowSecond - 24 * 3_600_000);
+  const explicitUntil = parseUtcDateTime(firstParam(params.to), "To", errors);
+  // "now" includes the current second (the window's end is exclusive).
+  const until = explicitUntil ?? new Date(nowSecond + 1000);
+  if (since >= until) errors.push("From must be before To.");
+  return { since, until, openEnded: !explicitUntil };
+}
+
+function deliveriesHref(filters: { from?: string; to?: string; status?: string; tenant?: string; event?: string; page?: number }): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters)) {
+    if (value !== undefined && value !== "" && !(name === "status" && value === "all") && !(name === "page" && value === 1)) query.set(name, String(value));
+  }
+  const text = query.toString();
+  return `/deliveries${text ? `?${text}` : ""}`;
+}
+
+export default async function DeliveriesPage({ searchParams }: { searchParams: Promise<Params> }) {
   const actor = await requirePageActor("deliveries.view");
   const params = await searchParams;
   const errors: string[] = [];
-  const now = new Date();
-  const since = parseUtcDateTime(firstParam(params.from), "From", errors) ?? new Date(now.getTime() - 24 * 3_600_000);
-  const until = parseUtcDateTime(firstParam(params.to), "To", errors) ?? new Date(now.getTime() + 60_000);
-  if (since >= until) errors.push("From must be before To.");
+  const { since, until, openEnded } = windowOf(params, errors);
   const eventId = firstParam(params.event)?.slice(0, 200);
+  const tenantId = firstParam(params.tenant)?.slice(0, 200);
+  const rawStatus = firstParam(params.status) ?? "all";
+  const status = (DELIVERY_STATUSES as readonly string[]).includes(rawStatus) ? (rawStatus as DeliveryStatusFilter) : "all";
+  if (status !== rawStatus) errors.push("Status must be one of all, failed, mismatched.");
+  const page = Number(firstParam(params.page) ?? 1) || 1;
   const providerCursor = firstParam(params.pcursor)?.slice(0, 500);
+  const filters = { from: utcQueryValue(since), to: openEnded ? undefined : utcQueryValue(until), status, tenant: tenantId, event: eventId };
+  const windowText = `${formatTime(since)} → ${openEnded ? "now" : formatTime(until)}`;
   return (
     <>
       <PageHeader title="Deliveries" description="The provider's attempts for our hook next to our own receipts, joined on event id. Times are UTC." />
       <Card className="mb-6">
-        <form method="get" className="grid grid-cols-1 gap-3 sm:grid-cols-4" aria-label="Delivery filters">
-          <TimeRangeFields from={local(since)} to={local(until)} />
+        <form method="get" className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3" aria-label="Delivery filters">
+          <SelectField label="Status" name="status" defaultValue={status} options={statusOptions} />
+          <TextField label="District" name="tenant" defaultValue={tenantId} placeholder="district-4417" />
           <TextField label="Event id" name="event" defaultValue={eventId} placeholder="evt_…" />
+          <TimeRangeFields from={since} to={openEnded ? "" : until} toPlaceholder="now" />
           <FilterActions clearHref="/deliveries" submitLabel="Show" clearLabel="Last 24 h" />
         </form>
       </Card>
@@ -49,26 +84,38 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: P
       {errors.length ? null : (
         // Keyed by what was asked for, not by the default window (it moves with the clock): a
         // re-render after a replay must keep the replay's result on screen.
-        <Suspense key={JSON.stringify([params.from, params.to, eventId, providerCursor])} fallback={<Skeleton label="Loading deliveries…" />}>
-          <DeliveryTable actor={actor} since={since} until={until} eventId={eventId} providerCursor={providerCursor} />
+        <Suspense key={JSON.stringify([params.from, params.to, status, tenantId, eventId, page, providerCursor])} fallback={<Skeleton label="Loading deliveries…" />}>
+          <DeliveryTable actor={actor} since={since} until={until} eventId={eventId} tenantId={tenantId} status={status} page={page} providerCursor={providerCursor} filters={filters} />
         </Suspense>
       )}
       <Card title="Bulk replay of failed deliveries" className="mt-6">
-        <p className="mb-3 text-sm text-slate-600">Asks the provider to redeliver every event whose delivery failed in the window. Count them first with a dry run.</p>
-        <div className="grid gap-4 sm:grid-cols-2">
-          <ActionForm action={bulkDryRunAction} submitLabel="Count failed deliveries (dry run)" tone="secondary">
-            <TimeRangeFields from={local(since)} to={local(until)} required />
-          </ActionForm>
-          <ActionForm action={bulkRedeliverAction} submitLabel="Redeliver failed deliveries" confirm={{ prompt: "Ask the provider to redeliver every failed delivery in this window?", confirmLabel: "Yes, redeliver" }}>
-            <TimeRangeFields from={local(since)} to={local(until)} required />
-          </ActionForm>
-        </div>
+        <p className="mb-3 text-sm text-slate-600">
+          Asks the provider to redeliver every event whose delivery failed in the window above (<span data-testid="bulk-window">{windowText}</span>). Count them first
+          with a dry run; change the window with the filters.
+        </p>
+        {errors.length ? (
+          <p className="text-sm text-rose-700">Fix the window above first.</p>
+        ) : (
+          <div className="flex flex-wrap items-start gap-4">
+            <ActionForm action={bulkDryRunAction} hidden={{ from: utcQueryValue(since), to: utcQueryValue(until) }} submitLabel="Count failed deliveries (dry run)" tone="secondary" className="max-w-md" />
+            <ActionForm
+              action={bulkRedeliverAction}
+              hidden={{ from: utcQueryValue(since), to: utcQueryValue(until) }}
+              submitLabel="Redeliver failed deliveries"
+              confirm={{ prompt: `Ask the provider to redeliver every failed delivery from ${windowText}?`, confirmLabel: "Yes, redeliver" }}
+              className="max-w-md"
+            />
+          </div>
+        )}
       </Card>
     </>
   );
 }
 
-async function DeliveryTable(props: { actor: Actor; since: Date; until: Date; eventId?: string; providerCursor?: string }) {
+async function DeliveryTable(props: {
+  actor: Actor; since: Date; until: Date; eventId?: string; tenantId?: string; status: DeliveryStatusFilter; page: number; providerCursor?: string;
+  filters: { from?: string; to?: string; status?: string; tenant?: string; event?: string };
+}) {
   const view = await listDeliveries(props);
   return (
     <>
@@ -80,17 +127,22 @@ async function DeliveryTable(props: { actor: Actor; since: Date; until: Date; ev
       {view.provider.kind === "not_registered" ? (
         <Notice tone="info">No webhook is registered with the provider yet, so there is no provider history to compare. Showing our own receipts.</Notice>
       ) : null}
+      {view.truncated ? <Notice tone="info">This window holds more deliveries than one view reads: the oldest are left out. Narrow the window to see them.</Notice> : null}
       {view.rows.length === 0 ? (
-        <EmptyState title="No deliveries in this window">Widen the window or clear the event id.</EmptyState>
+        <EmptyState title="No deliveries match">Widen the window, or clear the status, district or event id.</EmptyState>
       ) : (
         <Card>
-          <Table label="Deliveries">
+          <p className="mb-2 text-xs text-slate-500">
+            {plural(view.total, "event")}
+            {view.pageCount > 1 ? `, page ${view.page} of ${view.pageCount}` : ""}
+          </p>
+          <Table label="Deliveries" stack fixed>
             <thead>
               <tr>
-                <Th>Event</Th>
+                <Th className="md:w-[28%]">Event</Th>
                 <Th>Provider attempts</Th>
                 <Th>Our receipts</Th>
-                <Th>Replay</Th>
+                <Th className="md:w-52">Replay</Th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -99,10 +151,22 @@ async function DeliveryTable(props: { actor: Actor; since: Date; until: Date; ev
               ))}
             </tbody>
           </Table>
-          {view.provider.kind === "ok" && view.provider.nextCursor ? (
-            <Link className={`${buttonClass.secondary} mt-4`} href={`/deliveries?from=${local(props.since)}&to=${local(props.until)}&pcursor=${encodeURIComponent(view.provider.nextCursor)}`}>
-              Older provider attempts
-            </Link>
+          {view.pageCount > 1 ? (
+            <nav aria-label="Delivery pages" className="mt-4 flex flex-wrap items-center gap-2 text-sm">
+              {view.page > 1 ? (
+                <Link className={buttonClass.secondary} href={deliveriesHref({ ...props.filters, page: view.page - 1 })}>
+                  Newer
+                </Link>
+              ) : null}
+              <span className="text-slate-600">
+                Page {view.page} of {view.pageCount}
+              </span>
+              {view.page < view.pageCount ? (
+                <Link className={buttonClass.secondary} href={deliveriesHref({ ...props.filters, page: view.page + 1 })}>
+                  Older
+                </Link>
+              ) : null}
+            </nav>
           ) : null}
         </Card>
       )}
@@ -112,10 +176,11 @@ async function DeliveryTable(props: { actor: Actor; since: Date; until: Date; ev
 
 function DeliveryRowView({ row }: { row: DeliveryRow }) {
   const latestAttempt = row.attempts[0];
+  const latestReceipt = row.receipts[0];
   return (
     <tr data-event-id={row.eventId} className={row.mismatch ? "bg-amber-50" : undefined}>
       <Td>
-        <Link className="font-mono text-xs underline" href={`/ledger?event=${encodeURIComponent(row.eventId)}`}>
+        <Link className="break-all font-mono text-xs underline" href={`/ledger?event=${encodeURIComponent(row.eventId)}`}>
           {row.eventId}
         </Link>
         <div className="text-xs text-slate-500">{row.tenantId ?? "unknown district"}</div>
@@ -125,40 +190,54 @@ function DeliveryRowView({ row }: { row: DeliveryRow }) {
           </div>
         ) : null}
       </Td>
-      <Td className="text-xs">
-        {row.attempts.length === 0 ? (
-          <span className="text-slate-400">—</span>
-        ) : (
-          <ul className="space-y-1">
-            {row.attempts.map((a) => (
-              <li key={a.id} className="whitespace-nowrap">
-                #{a.attempt} {a.trigger} <HttpStatusBadge status={a.statusCode} /> {a.succeeded ? "delivered" : "failed"} · {formatTime(a.at)}
-                {a.error ? <span className="text-rose-700"> · {a.error}</span> : null}
-              </li>
-            ))}
-          </ul>
-        )}
-      </Td>
-      <Td className="text-xs">
-        {row.receipts.length === 0 ? (
-          <span className="text-slate-400">none</span>
-        ) : (
-          <ul className="space-y-1">
-            {row.receipts.map((r) => (
-              <li key={String(r.id)} className="whitespace-nowrap">
-                <HttpStatusBadge status={r.status} /> {r.outcome ? <OutcomeBadge outcome={r.outcome} /> : null} {r.source} · {formatTime(r.receivedAt)}
-              </li>
-            ))}
-          </ul>
-        )}
-      </Td>
-      <Td className="min-w-48 space-y-2">
-        {row.replayable && row.tenantId ? (
-          <ActionForm action={replayLocallyAction} hidden={{ tenantId: row.tenantId, eventId: row.eventId }} submitLabel="Replay stored payload" tone="secondary" />
-        ) : null}
+      <Td label="Provider attempts" className="text-xs">
         {latestAttempt ? (
-          <ActionForm action={redeliverAction} hidden={{ deliveryId: latestAttempt.id, eventId: row.eventId, tenantId: row.tenantId ?? "" }} submitLabel="Ask provider to redeliver" tone="secondary" />
-        ) : null}
+          <details>
+            <summary className="cursor-pointer">
+              {plural(row.attempts.length, "attempt")} · last <HttpStatusBadge status={latestAttempt.statusCode} /> {latestAttempt.succeeded ? "delivered" : "failed"}
+              <span className="block text-slate-500">{formatTime(latestAttempt.at)}</span>
+            </summary>
+            <ul className="mt-1 space-y-1 border-l border-slate-200 pl-2">
+              {row.attempts.map((a) => (
+                <li key={a.id}>
+                  #{a.attempt} {a.trigger} <HttpStatusBadge status={a.statusCode} /> {a.succeeded ? "delivered" : "failed"} · {formatTime(a.at)}
+                  {a.error ? <span className="break-words text-rose-700"> · {a.error}</span> : null}
+                </li>
+              ))}
+            </ul>
+          </details>
+        ) : (
+          <span className="text-slate-500">—</span>
+        )}
+      </Td>
+      <Td label="Our receipts" className="text-xs">
+        {latestReceipt ? (
+          <details>
+            <summary className="cursor-pointer">
+              {plural(row.receipts.length, "receipt")} · last <HttpStatusBadge status={latestReceipt.status} /> {latestReceipt.outcome ? <OutcomeBadge outcome={latestReceipt.outcome} /> : null}
+              <span className="block text-slate-500">{formatTime(latestReceipt.receivedAt)}</span>
+            </summary>
+            <ul className="mt-1 space-y-1 border-l border-slate-200 pl-2">
+              {row.receipts.map((r) => (
+                <li key={String(r.id)}>
+                  <HttpStatusBadge status={r.status} /> {r.outcome ? <OutcomeBadge outcome={r.outcome} /> : null} {r.source} · {formatTime(r.receivedAt)}
+                </li>
+              ))}
+            </ul>
+          </details>
+        ) : (
+          <span className="text-slate-500">none</span>
+        )}
+      </Td>
+      <Td>
+        <div className="flex flex-wrap gap-2 md:flex-col">
+          {row.replayable && row.tenantId ? (
+            <ActionForm action={replayLocallyAction} hidden={{ tenantId: row.tenantId, eventId: row.eventId }} submitLabel="Replay stored payload" tone="secondary" />
+          ) : null}
+          {latestAttempt ? (
+            <ActionForm action={redeliverAction} hidden={{ deliveryId: latestAttempt.id, eventId: row.eventId, tenantId: row.tenantId ?? "" }} submitLabel="Ask provider to redeliver" tone="secondary" />
+          ) : null}
+        </div>
       </Td>
     </tr>
   );

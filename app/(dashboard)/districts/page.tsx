@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { redirect } from "next/navigation";
 import { Suspense } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
@@ -18,6 +19,8 @@ export const metadata = { title: "Districts · Keyhook" };
 
 export default async function DistrictsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const actor = await requirePageActor("districts.view");
+  // A district admin has exactly one district: a one-row list would only cost a click.
+  if (actor.role === "district_admin" && actor.tenantId) redirect(`/districts/${encodeURIComponent(actor.tenantId)}`);
   const params = await searchParams;
   const search = typeof params.q === "string" ? params.q.trim().slice(0, 200) : "";
   const after = typeof params.cursor === "string" ? params.cursor : undefined;
@@ -72,7 +75,7 @@ async function DistrictList({ actor, search, after }: { actor: Actor; search: st
                 {d.pendingRevokes ? <Badge tone="blue">{d.pendingRevokes} awaiting confirmation</Badge> : null}
                 {!d.openAlerts && !d.pendingRevokes ? <span className="text-slate-400">—</span> : null}
               </Td>
-              <Td className="whitespace-nowrap">{formatTime(d.lastEventAt)}</Td>
+              <Td className="whitespace-nowrap text-xs">{formatTime(d.lastEventAt)}</Td>
             </tr>
           ))}
         </tbody>

@@ -51,7 +51,7 @@ export default async function LedgerPage({ searchParams }: { searchParams: Promi
           <TextField label="Type" name="type" defaultValue={filters.type} placeholder="key.revoked" />
           <SelectField label="Outcome" name="outcome" defaultValue={typeof params.outcome === "string" ? params.outcome : ""} options={[{ value: "", label: "Any" }, ...LEDGER_OUTCOMES.map((o) => ({ value: o, label: o }))]} />
           <TextField label="Event id" name="event" defaultValue={filters.eventId} placeholder="evt_…" />
-          <TimeRangeFields from={typeof params.from === "string" ? params.from : undefined} to={typeof params.to === "string" ? params.to : undefined} />
+          <TimeRangeFields from={filters.from ?? (typeof params.from === "string" ? params.from : undefined)} to={filters.to ?? (typeof params.to === "string" ? params.to : undefined)} />
           <FilterActions clearHref="/ledger" />
         </form>
       </Card>
@@ -72,7 +72,7 @@ async function LedgerTable({ actor, filters, cursorParam, query }: { actor: Acto
   }
   return (
     <Card>
-      <Table label="Ledger">
+      <Table label="Ledger" stack>
         <thead>
           <tr>
             <Th>Received</Th>
@@ -88,16 +88,16 @@ async function LedgerTable({ actor, filters, cursorParam, query }: { actor: Acto
           {page.rows.map((row) => (
             <tr key={String(row.id)}>
               <Td className="whitespace-nowrap text-xs">{formatTime(row.receivedAt)}</Td>
-              <Td className="text-xs">{row.tenantId}</Td>
-              <Td>
-                <Link className="font-mono text-xs underline" href={`/ledger/${row.id}`}>
+              <Td label="District" className="whitespace-nowrap text-xs">{row.tenantId}</Td>
+              <Td label="Event">
+                <Link className="font-mono text-xs underline max-md:break-all md:whitespace-nowrap" href={`/ledger/${row.id}`}>
                   {row.eventId}
                 </Link>
               </Td>
-              <Td className="text-xs">{row.type}</Td>
-              <Td className="font-mono text-xs">{row.keyId ?? "—"}</Td>
-              <Td className="text-xs">{row.sequence === null ? "—" : String(row.sequence)}</Td>
-              <Td>
+              <Td label="Type" className="text-xs">{row.type}</Td>
+              <Td label="Key" className="font-mono text-xs">{row.keyId ?? "—"}</Td>
+              <Td label="Seq" className="text-xs">{row.sequence === null ? "—" : String(row.sequence)}</Td>
+              <Td label="Outcome">
                 <OutcomeBadge outcome={row.outcome} />
                 {row.reason ? <div className="mt-1 max-w-xs text-xs text-slate-500">{row.reason}</div> : null}
               </Td>

@@ -1,4 +1,5 @@
 "use server";
+import { plural } from "@/components/ui/format";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { saveRetentionSettings } from "@/lib/overview/retention-view";
@@ -19,6 +20,6 @@ export const saveRetentionAction = action(
       payloadRetentionDays: input.payloadRetentionDays === "" ? undefined : number(input.payloadRetentionDays),
     });
     revalidatePath("/retention");
-    return `Saved: claims kept ${saved.retentionDays} days, payloads ${saved.payloadRetentionDays} days, provider retry horizon ${saved.retryHorizonHours} h.`;
+    return `Saved: claims kept ${plural(saved.retentionDays, "day")}, payloads ${plural(saved.payloadRetentionDays, "day")}, provider retry horizon ${saved.retryHorizonHours} h.`;
   },
 );

@@ -4,7 +4,7 @@ import { Badge } from "@/components/ui/badge";
 import { Card, Stat } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { TextField } from "@/components/ui/fields";
-import { formatBytes, formatNumber, formatTime } from "@/components/ui/format";
+import { formatBytes, formatNumber, formatTime, plural } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
@@ -34,7 +34,7 @@ async function RetentionDetails({ actor }: { actor: Actor }) {
   return (
     <div className="space-y-6">
       <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
-        <Stat label="Retention window" value={`${settings.retentionDays} days`} hint={`${windowHours} h; payloads ${settings.payloadRetentionDays} days`} />
+        <Stat label="Retention window" value={plural(settings.retentionDays, "day")} hint={`${formatNumber(windowHours)} h; payloads ${plural(settings.payloadRetentionDays, "day")}`} />
         <Stat label="Provider retry horizon" value={`${settings.retryHorizonHours} h`} hint={`+ ${settings.marginHours} h margin must stay below the window`} />
         <Stat label="Oldest claim" value={<span className="text-base">{formatTime(stats.oldestClaimAt)}</span>} />
         <Stat label="Expiring in 24 h" value={formatNumber(stats.expiringNext24h)} />

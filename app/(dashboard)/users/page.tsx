@@ -1,7 +1,7 @@
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
-import { formatTime } from "@/components/ui/format";
+import { formatTime, plural } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Table, Td, Th } from "@/components/ui/table";
 import { listUsers, type UserStatus } from "@/lib/users/list-users";
@@ -32,7 +32,7 @@ export default async function UsersPage() {
           {users.length === 0 ? (
             <EmptyState title="No users yet" />
           ) : (
-            <Table label="Users">
+            <Table label="Users" stack>
               <thead>
                 <tr>
                   <Th>User</Th>
@@ -47,17 +47,17 @@ export default async function UsersPage() {
                 {users.map((user) => (
                   <tr key={user.id} data-user-email={user.email}>
                     <Td>
-                      <div>{user.email}</div>
+                      <div className="break-all">{user.email}</div>
                       <div className="text-xs text-slate-500">{user.name ?? "—"}</div>
                     </Td>
-                    <Td className="whitespace-nowrap">{roleNames[user.role] ?? user.role}</Td>
-                    <Td className="font-mono text-xs">{user.tenantId ?? "—"}</Td>
-                    <Td>
+                    <Td label="Role" className="whitespace-nowrap">{roleNames[user.role] ?? user.role}</Td>
+                    <Td label="District" className="whitespace-nowrap font-mono text-xs">{user.tenantId ?? "—"}</Td>
+                    <Td label="Status">
                       <StatusBadge status={user.status} />
-                      {user.failedLogins > 0 ? <div className="text-xs text-slate-500">{user.failedLogins} failed sign-ins</div> : null}
+                      {user.failedLogins > 0 ? <div className="text-xs text-slate-500">{plural(user.failedLogins, "failed sign-in")}</div> : null}
                     </Td>
-                    <Td className="whitespace-nowrap text-xs">{formatTime(user.lastLoginAt)}</Td>
-                    <Td className="min-w-64">
+                    <Td label="Last sign-in" className="whitespace-nowrap text-xs">{formatTime(user.lastLoginAt)}</Td>
+                    <Td className="md:min-w-64">
                       <UserRowActions user={user} districts={districts} isSelf={user.id === actor.id} />
                     </Td>
                   </tr>

@@ -5,13 +5,13 @@ import { ActionForm } from "@/components/action-form";
 import { Badge, OutcomeBadge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
-import { TextField } from "@/components/ui/fields";
-import { formatTime } from "@/components/ui/format";
+import { buttonClass, TextField } from "@/components/ui/fields";
+import { formatTime, plural } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Table, Td, Th } from "@/components/ui/table";
 import { can } from "@/lib/auth/permissions";
 import { isAppError } from "@/lib/errors";
-import { getDistrict, revokeStateOf, type KeyView } from "@/lib/keys/get-district";
+import { getDistrict, revokeStateOf, type KeyView, type TimelineEvent } from "@/lib/keys/get-district";
 import { requirePageActor } from "../../../_lib/session";
 import { issueKeyAction, revokeKeyAction, rotateKeyAction } from "./actions";
 
@@ -31,73 +31,59 @@ function KeyStatus({ keyView }: { keyView: KeyView }) {
   );
 }
 
-export default async function DistrictPage({ params }: { params: Promise<{ tenantId: string }> }) {
+export default async function DistrictPage({ params, searchParams }: { params: Promise<{ tenantId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const actor = await requirePageActor("districts.view");
   const { tenantId } = await params;
+  const query = await searchParams;
+  const inactivePage = Number(typeof query.inactive === "string" ? query.inactive : 1) || 1;
   let district;
   try {
-    district = await getDistrict({ actor, tenantId: decodeURIComponent(tenantId) });
+    district = await getDistrict({ actor, tenantId: decodeURIComponent(tenantId), inactivePage });
   } catch (error) {
     if (isAppError(error, "not_found")) notFound();
     throw error;
   }
   const mayRevoke = can(actor, "key.revoke");
   const mayRotate = can(actor, "key.rotate");
+  const basePath = `/districts/${encodeURIComponent(district.id)}`;
   return (
     <>
       <PageHeader title={district.name ?? district.id} description={`${district.id} · highest sequence applied: ${district.highWaterMark}`} />
       <div className="space-y-6">
         <Card title="Keys">
-          {district.keys.length === 0 ? (
-            <EmptyState title="No keys yet" />
+          {district.currentKeys.length === 0 ? (
+            <EmptyState title="No active key">{district.inactiveCount ? "Every key of this district is deactivated." : "Keys appear here when their webhook arrives."}</EmptyState>
           ) : (
-            <Table label="Keys">
-              <thead>
-                <tr>
-                  <Th>Key</Th>
-                  <Th>Status</Th>
-                  <Th>Scopes</Th>
-                  <Th>Version</Th>
-                  <Th>Created / rotated / revoked</Th>
-                  {mayRevoke || mayRotate ? <Th>Actions</Th> : null}
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {district.keys.map((key) => (
-                  <tr key={key.id} data-key-id={key.id}>
-                    <Td>
-                      <div className="font-mono text-xs">{key.id}</div>
-                      <div className="font-mono text-xs text-slate-500">{key.prefix ? `${key.prefix}…` : "—"}</div>
-                    </Td>
-                    <Td>
-                      <KeyStatus keyView={key} />
-                    </Td>
-                    <Td className="text-xs">{key.scopes.length ? key.scopes.join(", ") : "—"}</Td>
-                    <Td>{key.version ?? "—"}</Td>
-                    <Td className="whitespace-nowrap text-xs">
-                      <div>created {formatTime(key.activatedAt ?? key.createdAt)}</div>
-                      {key.rotatedAt ? <div>rotated {formatTime(key.rotatedAt)}</div> : null}
-                      {key.revokedAt ? <div>revoked {formatTime(key.revokedAt)}</div> : null}
-                    </Td>
-                    {mayRevoke || mayRotate ? (
-                      <Td className="min-w-48 space-y-2">
-                        {mayRevoke && key.status !== "revoked" ? (
-                          <ActionForm
-                            action={revokeKeyAction}
-                            hidden={{ keyId: key.id }}
-                            submitLabel="Revoke"
-                            tone="danger"
-                            confirm={{ prompt: `Revoke ${key.id}? Anything using it stops working. This cannot be undone.`, confirmLabel: "Yes, revoke" }}
-                          />
-                        ) : null}
-                        {mayRotate && key.status === "active" ? <ActionForm action={rotateKeyAction} hidden={{ keyId: key.id }} submitLabel="Rotate" tone="secondary" /> : null}
-                      </Td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
+            <KeysTable label="Keys" keys={district.currentKeys} actions={{ mayRevoke, mayRotate }} />
           )}
+          {district.inactiveCount > 0 ? (
+            // Open when paging through it, so the next page does not land on a closed list.
+            <details className="mt-4 rounded-md border border-slate-200" open={typeof query.inactive === "string"} data-testid="inactive-keys">
+              <summary className="cursor-pointer px-3 py-2 text-sm font-medium text-slate-700">
+                {plural(district.inactiveCount, "inactive key")} (rotated or revoked: already deactivated, nothing to do)
+              </summary>
+              <div className="border-t border-slate-200 px-1 pb-2">
+                <KeysTable label="Inactive keys" keys={district.inactiveKeys} />
+                {district.inactivePageCount > 1 ? (
+                  <nav aria-label="Inactive keys pages" className="mt-2 flex flex-wrap items-center gap-2 px-2 text-sm">
+                    {district.inactivePage > 1 ? (
+                      <Link className={buttonClass.secondary} href={`${basePath}?inactive=${district.inactivePage - 1}`}>
+                        Newer
+                      </Link>
+                    ) : null}
+                    <span className="text-slate-600">
+                      Page {district.inactivePage} of {district.inactivePageCount}
+                    </span>
+                    {district.inactivePage < district.inactivePageCount ? (
+                      <Link className={buttonClass.secondary} href={`${basePath}?inactive=${district.inactivePage + 1}`}>
+                        Older
+                      </Link>
+                    ) : null}
+                  </nav>
+                ) : null}
+              </div>
+            </details>
+          ) : null}
         </Card>
 
         {can(actor, "key.issue") ? (
@@ -112,18 +98,17 @@ export default async function DistrictPage({ params }: { params: Promise<{ tenan
           {district.timeline.length === 0 ? (
             <EmptyState title="No events yet" />
           ) : (
-            <ol className="space-y-2">
+            <ol className="space-y-2" aria-label="Event timeline">
               {district.timeline.map((event) => (
-                <li key={String(event.id)} className="flex flex-wrap items-center gap-2 border-b border-slate-100 pb-2 text-sm">
+                <li key={String(event.id)} data-event-id={event.eventId} className="flex flex-wrap items-center gap-x-2 gap-y-1 border-b border-slate-100 pb-2 text-sm">
                   <span className="whitespace-nowrap text-xs text-slate-500">{formatTime(event.receivedAt)}</span>
-                  <OutcomeBadge outcome={event.outcome} />
-                  <Link className="font-mono text-xs underline" href={`/ledger/${event.id}`}>
+                  <TimelineOutcome event={event} />
+                  <Link className="break-all font-mono text-xs underline" href={`/ledger/${event.id}`}>
                     {event.eventId}
                   </Link>
                   <span>{event.type}</span>
-                  {event.keyId ? <span className="font-mono text-xs">{event.keyId}</span> : null}
+                  {event.keyId ? <span className="break-all font-mono text-xs">{event.keyId}</span> : null}
                   {event.sequence !== null ? <span className="text-xs text-slate-500">seq {String(event.sequence)}</span> : null}
-                  {event.reason ? <span className="text-xs text-slate-600">· {event.reason}</span> : null}
                 </li>
               ))}
             </ol>
@@ -131,5 +116,87 @@ export default async function DistrictPage({ params }: { params: Promise<{ tenan
         </Card>
       </div>
     </>
+  );
+}
+
+// The provider's key.revoked for a key we had already revoked is its confirmation of our revoke,
+// not a surprise: say so instead of "applied · key was already revoked".
+function TimelineOutcome({ event }: { event: TimelineEvent }) {
+  if (event.type === "key.revoked" && event.outcome === "applied" && event.reason === "key was already revoked") {
+    return (
+      <>
+        <Badge tone="green">confirmed</Badge>
+        <span className="text-xs text-slate-600">the provider confirmed the revoke</span>
+      </>
+    );
+  }
+  return (
+    <>
+      <OutcomeBadge outcome={event.outcome} />
+      {event.reason ? <span className="text-xs text-slate-600">{event.reason}</span> : null}
+    </>
+  );
+}
+
+function KeysTable({ label, keys, actions }: { label: string; keys: KeyView[]; actions?: { mayRevoke: boolean; mayRotate: boolean } }) {
+  const withActions = actions && (actions.mayRevoke || actions.mayRotate);
+  return (
+    <Table label={label} stack>
+      <thead>
+        <tr>
+          <Th>Key</Th>
+          <Th>Status</Th>
+          <Th>Scopes</Th>
+          <Th>Version</Th>
+          <Th>Created / rotated / revoked</Th>
+          {withActions ? <Th>Actions</Th> : null}
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {keys.map((key) => (
+          <tr key={key.id} data-key-id={key.id}>
+            <Td>
+              <div className="break-all font-mono text-xs">{key.id}</div>
+              <div className="font-mono text-xs text-slate-500">{key.prefix ? `${key.prefix}…` : "—"}</div>
+            </Td>
+            <Td label="Status">
+              <KeyStatus keyView={key} />
+            </Td>
+            <Td label="Scopes" className="text-xs">{key.scopes.length ? key.scopes.join(", ") : "—"}</Td>
+            <Td label="Version">{key.version ?? "—"}</Td>
+            <Td label="When" className="text-xs">
+              <div className="whitespace-nowrap">created {formatTime(key.activatedAt ?? key.createdAt)}</div>
+              {key.rotatedAt ? <div className="whitespace-nowrap">rotated {formatTime(key.rotatedAt)}</div> : null}
+              {key.revokedAt ? <div className="whitespace-nowrap">revoked {formatTime(key.revokedAt)}</div> : null}
+            </Td>
+            {withActions ? (
+              <Td className="md:min-w-40">
+                <KeyActions keyView={key} {...actions} />
+              </Td>
+            ) : null}
+          </tr>
+        ))}
+      </tbody>
+    </Table>
+  );
+}
+
+// Only what would change something: a revoked key cannot be revoked again, only an active key
+// rotates. A revoke waiting for the provider says so instead of offering a button.
+function KeyActions({ keyView, mayRevoke, mayRotate }: { keyView: KeyView; mayRevoke: boolean; mayRotate: boolean }) {
+  if (keyView.status === "revoked") return <p className="text-xs text-slate-500">Revoke sent; the provider&apos;s confirmation shows here when it arrives.</p>;
+  return (
+    <div className="flex flex-wrap gap-2 md:flex-col">
+      {mayRevoke ? (
+        <ActionForm
+          action={revokeKeyAction}
+          hidden={{ keyId: keyView.id }}
+          submitLabel="Revoke"
+          tone="danger"
+          confirm={{ prompt: `Revoke ${keyView.id}? Anything using it stops working. This cannot be undone.`, confirmLabel: "Yes, revoke" }}
+        />
+      ) : null}
+      {mayRotate && keyView.status === "active" ? <ActionForm action={rotateKeyAction} hidden={{ keyId: keyView.id }} submitLabel="Rotate" tone="secondary" /> : null}
+    </div>
   );
 }
