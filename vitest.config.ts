@@ -10,6 +10,8 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts", "lib/**/*.test.ts"],
+    // Need the production build: `npm run test:deploy` (vitest.deploy.config.ts).
+    exclude: ["test/deploy/**", "**/node_modules/**"],
     globalSetup: ["test/support/global-setup.ts"],
     setupFiles: ["test/support/per-file-database.ts"],
     // Each test file gets its own database cloned from a migrated template, so files run in

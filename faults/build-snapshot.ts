@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkS
 import path from "node:path";
 
 const SHARED = ["node_modules", "package.json", "next.config.ts", "tsconfig.json", "prisma", "public"];
-const NOT_NEEDED = new Set(["cache", "dev", "diagnostics", "trace"]);
+const NOT_NEEDED = new Set(["cache", "dev", "diagnostics", "trace", "standalone"]);
 
 const readBuildId = () => {
   try {

@@ -119,6 +119,14 @@ const schema = z
     TRUSTED_PROXY_HOPS: intSetting(0, 10).default(0),
     /** Full CSV exports streaming at once per process; 4 more wait, beyond that 503 + Retry-After. */
     CSV_EXPORT_CONCURRENCY: intSetting(1, 100).default(1),
+    /** The address the production server listens on (a container: all interfaces). */
+    LISTEN_HOST: z.string().min(1).default("0.0.0.0"),
+    /** SIGTERM: how long a replica waits for the requests in flight before it closes its pools and exits. */
+    SHUTDOWN_DRAIN_MS: intSetting(100, 600_000).default(10_000),
+    /** OpenTelemetry: base URL of an OTLP/HTTP collector (traces go to <url>/v1/traces); unset: no tracing. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess((v) => (v === "" ? undefined : v), z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional()),
+    /** The service.name of the exported spans. */
+    OTEL_SERVICE_NAME: z.string().min(1).max(100).default("keyhook"),
     /** Launcher: where the embedded PostgreSQL keeps its data and listens (when DATABASE_URL is unset). */
     KEYHOOK_DATA_DIR: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
     KEYHOOK_PG_PORT: intSetting(1, 65535).optional(),
@@ -143,6 +151,13 @@ const schema = z
     }
     if (env.NODE_ENV === "production" && !env.WEBHOOK_SECRETS && env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
       ctx.addIssue({ code: "custom", path: ["WEBHOOK_SECRETS"], message: "is required in production (one or more whsec_… secrets)" });
+    }
+    if (env.SHUTDOWN_DRAIN_MS <= env.INGEST_TX_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["SHUTDOWN_DRAIN_MS"],
+        message: `must be longer than INGEST_TX_TIMEOUT_MS (${env.INGEST_TX_TIMEOUT_MS} ms), so an ingest in flight at SIGTERM can finish`,
+      });
     }
     if (env.DATABASE_URL && isPooledUrl(env.DATABASE_URL) && !env.DIRECT_DATABASE_URL) {
       ctx.addIssue({ code: "custom", path: ["DIRECT_DATABASE_URL"], message: POOLED_WITHOUT_DIRECT });

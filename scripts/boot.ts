@@ -1,6 +1,7 @@
 // The launcher behind `npm run dev` (boot.ts dev) and `npm start` (boot.ts start):
 //   settings → database (embedded PostgreSQL when DATABASE_URL is unset) → migrations →
-//   demo seed (dev only) → `next dev|start` with DATABASE_URL set.
+//   demo seed (dev only) → `next dev`, or for start the production server of scripts/serve.ts
+//   (Next's custom-server API; drains requests in flight on SIGTERM), with DATABASE_URL set.
 // It owns the lifecycle so that `next build` never needs a database and a dev-server restart
 // does not restart PostgreSQL. On SIGINT/SIGTERM it stops Next first, then PostgreSQL, and
 // exits with Next's code. npm scripts must `exec` it: `sh -c` would not forward SIGTERM.
@@ -90,8 +91,10 @@ async function boot(): Promise<void> {
   if (shuttingDown) return;
 
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-  const child = spawn(process.execPath, [nextBin, mode, "-p", String(config.port)], {
-    env: childEnv,
+  // Without the react-server condition: Next resolves React's server build where it needs it.
+  const serverArgs = mode === "dev" ? [nextBin, "dev", "-p", String(config.port)] : ["--import", "tsx", "scripts/serve.ts"];
+  const child = spawn(process.execPath, serverArgs, {
+    env: { ...childEnv, PORT: String(config.port) },
     stdio: "inherit",
     // Its own process group: we signal the whole group (next dev runs a worker process too),
     // and a terminal Ctrl-C reaches only us, so the order of the shutdown stays ours.
@@ -128,7 +131,7 @@ async function shutdown(code: number, options: { failed?: boolean } = {}): Promi
   process.exit(code);
 }
 
-/** SIGTERM to Next's group, SIGKILL after 10 s; resolves with Next's exit code. */
+/** SIGTERM to Next's group, SIGKILL once its drain bound (+5 s) has passed; resolves with Next's exit code. */
 async function stopProcessGroup(child: ChildProcess, fallbackCode: number): Promise<number> {
   const group = child.pid!;
   const exited =
@@ -136,7 +139,7 @@ async function stopProcessGroup(child: ChildProcess, fallbackCode: number): Prom
       ? Promise.resolve()
       : new Promise<void>((resolve) => child.once("exit", () => resolve()));
   signalGroup(group, "SIGTERM");
-  const inTime = await Promise.race([exited.then(() => true), delay(10_000).then(() => false)]);
+  const inTime = await Promise.race([exited.then(() => true), delay(config.env.SHUTDOWN_DRAIN_MS + 5_000).then(() => false)]);
   // Next's main process may exit before its workers: wait for the whole group to be gone.
   const deadline = Date.now() + (inTime ? 5_000 : 0);
   while (groupAlive(group) && Date.now() < deadline) await delay(50);

@@ -8,6 +8,7 @@ import { toResponse } from "../http/to-response";
 import { ingestEvent, reject, type DeliveryContext } from "./ingest-event";
 import type { IngestResult } from "./ingest-result";
 import { readBodyWithLimit } from "./read-body";
+import { withSpan } from "../tracing";
 import { verifySignature } from "./verify-signature";
 
 export async function handleKeyWebhook(request: Request): Promise<Response> {
@@ -34,7 +35,8 @@ export async function receiveKeyWebhook(request: Request): Promise<IngestResult>
   context.bodyBytes = body.bytes;
   if (!body.ok) return reject(context, "body_too_large", `body exceeds the limit of ${config.WEBHOOK_MAX_BODY_BYTES} bytes`);
 
-  const signature = verifySignature(
+  const signature = await withSpan("ingest.verify", () =>
+    verifySignature(
     body.text,
     {
       "webhook-id": context.webhookId,
@@ -42,6 +44,7 @@ export async function receiveKeyWebhook(request: Request): Promise<IngestResult>
       "webhook-signature": request.headers.get("webhook-signature"),
     },
     { secrets: config.WEBHOOK_SECRETS, toleranceSeconds: config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS, receivedAt: context.receivedAt },
+    ),
   );
   const { verdict } = signature;
   context.signatureVerdict = verdict;

@@ -12,6 +12,7 @@ import { parseEvent } from "./event-schema";
 import type { IngestResult, RejectionReason } from "./ingest-result";
 import { recordReceipt, type RejectedReceipt } from "./record-receipt";
 import { redactPayload } from "./redact-payload";
+import { withSpan } from "../tracing";
 import { describeUnstorable, findUnstorable, unstorableNumberOffset } from "./storable-json";
 
 export type DeliveryContext = {
@@ -63,22 +64,28 @@ export async function ingestEvent(options: IngestEventOptions, db: Db = prisma):
 
   let applied: ApplyResult;
   try {
-    applied = await applyKeyEvent(
-      {
-        event,
-        payloadJson,
-        receivedAt: options.receivedAt,
-        receipt: {
-          webhookId: event.id,
-          bodyBytes: options.bodyBytes,
-          handlerMicros: microsSince(options.startedAt),
-          source: options.source,
-          secretFingerprint: options.secretFingerprint ?? null,
-          clockSkewMs: options.clockSkewMs ?? null,
+    // The accepted delivery's receipt is written by the same statement (apply-key-event.ts).
+    applied = await withSpan("ingest.claim_and_apply", async (span) => {
+      span.setAttributes({ "keyhook.event_id": event.id, "keyhook.tenant_id": event.tenantId });
+      const result = await applyKeyEvent(
+        {
+          event,
+          payloadJson,
+          receivedAt: options.receivedAt,
+          receipt: {
+            webhookId: event.id,
+            bodyBytes: options.bodyBytes,
+            handlerMicros: microsSince(options.startedAt),
+            source: options.source,
+            secretFingerprint: options.secretFingerprint ?? null,
+            clockSkewMs: options.clockSkewMs ?? null,
+          },
         },
-      },
-      db,
-    );
+        db,
+      );
+      span.setAttribute("keyhook.outcome", result.outcome);
+      return result;
+    });
   } catch (error) {
     // Nothing was committed: tell the sender to retry. Never report an uncommitted change as done.
     log.error("ingest failed; answered 503 so the sender retries", { event_id: event.id, tenant_id: event.tenantId, error: describeError(error) });
@@ -124,7 +131,7 @@ async function storeRejection(
   const status = statusOf(result);
   recordDelivery({ status, outcome: null });
   try {
-    await recordReceipt({
+    await withSpan("ingest.receipt", () => recordReceipt({
       receivedAt: context.receivedAt,
       webhookId: context.webhookId,
       eventId: extra.eventId ?? null,
@@ -137,7 +144,7 @@ async function storeRejection(
       source: context.source,
       secretFingerprint: context.secretFingerprint ?? null,
       clockSkewMs: context.clockSkewMs ?? null,
-    });
+    }));
   } catch (error) {
     log.error("could not store receipt", { status, webhook_id: context.webhookId, error: describeError(error) });
   }

@@ -14,6 +14,9 @@ const TOOLING_READERS: Record<string, string> = {
   "scripts/purge.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts",
   "scripts/event.ts": "hands the environment to parseEnv",
   "scripts/readiness.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts (like purge)",
+  "scripts/serve.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",
+  "scripts/standalone-start.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",
+  "scripts/production-server.ts": "sets Next's __NEXT_PRIVATE_STANDALONE_CONFIG (the built config), as the standalone server.js does",
   "tooling/dev/embedded-postgres.ts": "passes the environment on to the PostgreSQL child process",
 };
 

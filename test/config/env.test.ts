@@ -12,6 +12,12 @@ const message = (source: Record<string, string>) => {
 };
 
 describe("settings", () => {
+  it("drains 10 s at SIGTERM and traces nothing unless told", () => {
+    const config = parseEnv({});
+    expect(config.SHUTDOWN_DRAIN_MS).toBe(10_000);
+    expect(config.OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
+  });
+
   it("defaults to the dev secret outside production", () => {
     expect(parseEnv({ NODE_ENV: "development" }).WEBHOOK_SECRETS).toEqual([DEV_WEBHOOK_SECRET]);
   });
@@ -24,6 +30,9 @@ describe("settings", () => {
   it.each([
     [{ PORT: "abc" }, /^invalid setting PORT: must be a whole number$/],
     [{ RETENTION_DAYS: "14.5" }, /^invalid setting RETENTION_DAYS: must be a whole number$/],
+    [{ SHUTDOWN_DRAIN_MS: "5000" }, /^invalid setting SHUTDOWN_DRAIN_MS: must be longer than INGEST_TX_TIMEOUT_MS \(5000 ms\)/],
+    [{ SHUTDOWN_DRAIN_MS: "20000", INGEST_TX_TIMEOUT_MS: "30000" }, /^invalid setting SHUTDOWN_DRAIN_MS: must be longer than INGEST_TX_TIMEOUT_MS \(30000 ms\)/],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, /^invalid setting OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\):\/\/ URL/],
     [{ PORT: "70000" }, /^invalid setting PORT: must be at most 65535/],
     [{ DATABASE_URL: "mysql://x" }, /^invalid setting DATABASE_URL: must be a postgresql:\/\/ URL/],
     [{ DATABASE_URL: "postgresql://u:p@pooler:6432/app?pgbouncer=true" }, /^invalid setting DIRECT_DATABASE_URL: is required when DATABASE_URL goes through a connection pooler \(pgbouncer=true\)/],

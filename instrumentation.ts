@@ -1,0 +1,19 @@
+// Next's instrumentation hook: runs once per server process before the first request.
+// - Tracing is opt-in: without OTEL_EXPORTER_OTLP_ENDPOINT nothing is loaded (no SDK, no
+//   exporter), and lib/tracing.ts's spans are the API's no-ops.
+// - The app's Prisma pools are closed by the production server after a SIGTERM drain
+//   (scripts/serve.ts runs lib/shutdown-hooks.ts), not by Next.
+export async function register(): Promise<void> {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { env } = await import("./lib/env");
+  const { onShutdown } = await import("./lib/shutdown-hooks");
+  const config = env();
+  onShutdown("database pools", async () => {
+    const { disconnectDb } = await import("./lib/db");
+    await disconnectDb();
+  });
+  if (config.OTEL_EXPORTER_OTLP_ENDPOINT) {
+    const { startTracing } = await import("./lib/telemetry/start-tracing");
+    startTracing({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: config.OTEL_SERVICE_NAME });
+  }
+}

@@ -1,0 +1,101 @@
+// The production HTTP server, shared by `npm start` (scripts/serve.ts) and the standalone
+// artifact (scripts/standalone-start.ts). Next's own server (`next start`, standalone server.js)
+// answers SIGTERM by closing the listener, waiting without bound for open connections and
+// exiting 143, and never closes our pools. Next's documented custom-server API (`next()`) lets
+// us own the http.Server instead, so on SIGTERM/SIGINT a replica:
+//   1. stops accepting connections (the load balancer's next attempt goes to another replica);
+//   2. lets every request in flight finish — an ingest transaction either commits and is
+//      answered, or was never committed — for at most SHUTDOWN_DRAIN_MS, answering with
+//      `connection: close` meanwhile and dropping keep-alive connections as they go idle;
+//   3. closes Next, then runs lib/shutdown-hooks.ts (the Prisma pools, the span exporter);
+//   4. exits 0, or 1 when the bound expired with requests still running.
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import path from "node:path";
+import { runShutdownHooks } from "../lib/shutdown-hooks";
+
+export type ProductionServerOptions = {
+  /** The project directory: holds `.next` (the checkout, or the standalone folder). */
+  dir: string;
+  port: number;
+  hostname: string;
+  drainMs: number;
+};
+
+type NextApp = {
+  prepare(): Promise<void>;
+  getRequestHandler(): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  close(): Promise<void>;
+};
+
+const say = (line: string) => process.stdout.write(`keyhook: ${line}\n`);
+
+export async function startProductionServer(options: ProductionServerOptions): Promise<void> {
+  // The config `next build` serialised (what the standalone server.js embeds): next.config.ts is
+  // not compiled again at run time, and the standalone folder has no TypeScript to compile it.
+  const serverFiles = JSON.parse(readFileSync(path.join(options.dir, ".next", "required-server-files.json"), "utf8")) as {
+    config: Record<string, unknown>;
+  };
+  process.env.__NEXT_PRIVATE_STANDALONE_CONFIG ??= JSON.stringify(serverFiles.config);
+  const { default: next } = (await import("next")) as unknown as { default: (options: Record<string, unknown>) => NextApp };
+  const app = next({ dev: false, dir: options.dir, hostname: options.hostname, port: options.port, conf: serverFiles.config });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+
+  let inFlight = 0;
+  let draining = false;
+  let onIdle: (() => void) | undefined;
+  const server = createServer((req, res) => {
+    inFlight += 1;
+    if (draining) res.setHeader("connection", "close");
+    // Done when Next's handler has settled AND the response is closed: a client that hangs up
+    // does not end a transaction still running for it.
+    let pending = 2;
+    const finished = () => {
+      if (--pending > 0) return;
+      inFlight -= 1;
+      if (draining) server.closeIdleConnections();
+      if (inFlight === 0) onIdle?.();
+    };
+    res.once("close", finished);
+    handle(req, res)
+      .catch((error: unknown) => {
+        console.error(error);
+        if (!res.headersSent) res.writeHead(500).end();
+      })
+      .finally(finished);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.hostname, () => resolve());
+  });
+  say(`serving on http://${options.hostname}:${options.port}`);
+
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    draining = true;
+    say(`${signal}: draining ${inFlight} request(s) in flight (at most ${options.drainMs} ms)`);
+    server.close();
+    server.closeIdleConnections();
+    let timer: NodeJS.Timeout | undefined;
+    if (inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        onIdle = resolve;
+        timer = setTimeout(resolve, options.drainMs);
+      });
+    }
+    clearTimeout(timer);
+    const abandoned = inFlight;
+    server.closeAllConnections();
+    await app.close().catch((error: unknown) => console.error(error));
+    const failed = await runShutdownHooks((name, error) => console.error(`keyhook: closing ${name} failed: ${error instanceof Error ? error.message : String(error)}`));
+    if (abandoned > 0) say(`${abandoned} request(s) still running after SHUTDOWN_DRAIN_MS were cut off`);
+    say(abandoned === 0 && failed.length === 0 ? "stopped cleanly" : "stopped");
+    process.exit(abandoned === 0 && failed.length === 0 ? 0 : 1);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}

@@ -1,0 +1,41 @@
+// The entry of the deployable artifact: `node keyhook-start.mjs` in the standalone folder
+// (bundled by scripts/build-standalone.ts; needs nothing from the checkout). Settings are
+// validated as in `npm start`, pending migrations are applied (WebAssembly schema engine, its
+// advisory lock serialises replicas starting together), then the production server starts.
+// The container's database is external: DATABASE_URL is required here.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseEnv } from "../lib/env";
+import { applyMigrations } from "../tooling/migrations/wasm-engine";
+import { startProductionServer } from "./production-server";
+
+const dir = path.dirname(fileURLToPath(import.meta.url));
+// prisma/migrations, prisma/schema.prisma and .next are read relative to the folder.
+process.chdir(dir);
+(process.env as Record<string, string>).NODE_ENV = "production";
+
+let config: ReturnType<typeof parseEnv>;
+try {
+  config = parseEnv(process.env);
+  if (!config.DATABASE_URL) throw new Error("invalid setting DATABASE_URL: is required (the standalone server has no embedded PostgreSQL)");
+} catch (error) {
+  console.error(`keyhook: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
+
+try {
+  const started = performance.now();
+  // Migrations and their lock go to PostgreSQL itself (DIRECT_DATABASE_URL) behind a pooler.
+  const applied = await applyMigrations({
+    databaseUrl: config.DATABASE_URL!,
+    directDatabaseUrl: config.DIRECT_DATABASE_URL,
+    lockTimeoutMs: config.MIGRATION_LOCK_TIMEOUT_MS,
+  });
+  const what = applied.length ? `applied ${applied.join(", ")}` : "no pending migrations";
+  console.log(`keyhook: database ready; ${what} (${Math.round(performance.now() - started)} ms)`);
+} catch (error) {
+  console.error(`keyhook: migration failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
+
+await startProductionServer({ dir, port: config.PORT, hostname: config.LISTEN_HOST, drainMs: config.SHUTDOWN_DRAIN_MS });
