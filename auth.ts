@@ -41,7 +41,10 @@ function buildAuthOptions(): NextAuthOptions {
       async authorize(credentials, req) {
         const email = typeof credentials?.email === "string" ? credentials.email : "";
         const password = typeof credentials?.password === "string" ? credentials.password.slice(0, 200) : "";
-        const address = clientAddress(req?.headers?.["x-forwarded-for"] as string | undefined, config.TRUSTED_PROXY_HOPS);
+        const address = clientAddress(
+          req?.headers?.["x-forwarded-for"] as string | undefined,
+          config.TRUSTED_PROXY_HOPS,
+        );
         let result;
         try {
           result = await verifyCredentials({ email, password, address });
@@ -53,7 +56,12 @@ function buildAuthOptions(): NextAuthOptions {
         // The thrown message reaches the form as `error`: a code from sign-in-messages.ts, the
         // same for every refusal, so it never says whether the email exists.
         if (!result.ok) throw new Error(result.code);
-        return { id: result.actor.id, email: result.actor.email, name: result.actor.name, sessionVersion: result.sessionVersion };
+        return {
+          id: result.actor.id,
+          email: result.actor.email,
+          name: result.actor.name,
+          sessionVersion: result.sessionVersion,
+        };
       },
     }),
   ];
@@ -109,7 +117,12 @@ function buildAuthOptions(): NextAuthOptions {
           action: "sign-in",
           tenantId: actor?.tenantId ?? null,
           outcome: actor ? "ok" : "denied",
-          details: { method: "oidc", ...(actor ? {} : { reason: verified ? "no such user or disabled" : (resolved.refusal ?? "email not verified") }) },
+          details: {
+            method: "oidc",
+            ...(actor
+              ? {}
+              : { reason: verified ? "no such user or disabled" : (resolved.refusal ?? "email not verified") }),
+          },
         });
         return actor ? true : "/signin?error=AccessDenied";
       },
@@ -126,16 +139,26 @@ function buildAuthOptions(): NextAuthOptions {
       },
       async session({ session, token }) {
         const sessionVersion = typeof token.sv === "number" ? token.sv : null;
-        return { ...session, user: { id: token.sub ?? null, email: session.user?.email ?? null, sessionVersion } } as typeof session;
+        return {
+          ...session,
+          user: { id: token.sub ?? null, email: session.user?.email ?? null, sessionVersion },
+        } as typeof session;
       },
     },
     events: {
       async signOut({ token }) {
-        const actor = await loadActor(token?.sub, undefined, { sessionVersion: typeof token?.sv === "number" ? token.sv : null });
+        const actor = await loadActor(token?.sub, undefined, {
+          sessionVersion: typeof token?.sv === "number" ? token.sv : null,
+        });
         if (!actor) return; // an already-ended session: nothing more to end
         // Every session of this user ends, not only this cookie (a copied cookie is dead too).
         await endAllSessions(actor.id);
-        await recordAudit({ actor: { id: actor.id, label: actorLabel(actor) }, action: "sign-out", tenantId: actor.tenantId, outcome: "ok" });
+        await recordAudit({
+          actor: { id: actor.id, label: actorLabel(actor) },
+          action: "sign-out",
+          tenantId: actor.tenantId,
+          outcome: "ok",
+        });
       },
     },
   };

@@ -4,7 +4,17 @@ import nextTypescript from "eslint-config-next/typescript";
 const config = [
   ...nextVitals,
   ...nextTypescript,
-  { ignores: [".next/**", ".data/**", "lib/generated/**", "node_modules/**", "next-env.d.ts", "bench/results/**", "e2e/artifacts/**"] },
+  {
+    ignores: [
+      ".next/**",
+      ".data/**",
+      "lib/generated/**",
+      "node_modules/**",
+      "next-env.d.ts",
+      "bench/results/**",
+      "e2e/artifacts/**",
+    ],
+  },
   {
     // lib/ is the domain: it depends neither on the web framework nor on the launcher and
     // migration machinery (tooling/ may import lib/, never the reverse).
@@ -14,8 +24,14 @@ const config = [
         "error",
         {
           patterns: [
-            { group: ["next", "next/*", "next-auth", "next-auth/*"], message: "lib/ never imports next/*; keep framework glue in app/." },
-            { group: ["**/tooling/**", "@/tooling/**"], message: "lib/ never imports tooling/; move what the app needs at run time into lib/." },
+            {
+              group: ["next", "next/*", "next-auth", "next-auth/*"],
+              message: "lib/ never imports next/*; keep framework glue in app/.",
+            },
+            {
+              group: ["**/tooling/**", "@/tooling/**"],
+              message: "lib/ never imports tooling/; move what the app needs at run time into lib/.",
+            },
           ],
         },
       ],

@@ -5,7 +5,11 @@ import { withAuth, type NextRequestWithAuth } from "next-auth/middleware";
 import { authSecret, sessionCookie } from "./auth-cookies";
 
 export default function proxy(request: NextRequest, event: NextFetchEvent) {
-  const guard = withAuth({ secret: authSecret(), cookies: { sessionToken: sessionCookie() }, pages: { signIn: "/signin" } });
+  const guard = withAuth({
+    secret: authSecret(),
+    cookies: { sessionToken: sessionCookie() },
+    pages: { signIn: "/signin" },
+  });
   return guard(request as NextRequestWithAuth, event);
 }
 

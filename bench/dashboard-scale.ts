@@ -28,7 +28,9 @@ const app = await startAppUnderTest({
 });
 try {
   const q = (sql: string, params?: unknown[]) => app.query(sql, params);
-  const [filled] = await app.query<{ label: string | null }>(`SELECT shobj_description(oid, 'pg_database') AS label FROM pg_database WHERE datname = current_database()`);
+  const [filled] = await app.query<{ label: string | null }>(
+    `SELECT shobj_description(oid, 'pg_database') AS label FROM pg_database WHERE datname = current_database()`,
+  );
   let fill: FillTimings | "kept" = "kept";
   const fillStarted = performance.now();
   if (filled?.label !== label) {
@@ -51,9 +53,13 @@ try {
   const incrementalStarted = performance.now();
   await foldRollups();
   const incrementalFoldMs = Math.round(performance.now() - incrementalStarted);
-  console.log(`fill: ${fill === "kept" ? "kept from the previous run" : `${fillSeconds} s`}; first fold of the rollups ${foldSeconds} s; an incremental fold ${incrementalFoldMs} ms`);
+  console.log(
+    `fill: ${fill === "kept" ? "kept from the previous run" : `${fillSeconds} s`}; first fold of the rollups ${foldSeconds} s; an incremental fold ${incrementalFoldMs} ms`,
+  );
 
-  const [middle] = await app.query<{ id: string }>(`SELECT id::text FROM processed_events WHERE event_id = $1`, [`evt_fill_${Math.floor(scale.claims / 2) + 1}`]);
+  const [middle] = await app.query<{ id: string }>(`SELECT id::text FROM processed_events WHERE event_id = $1`, [
+    `evt_fill_${Math.floor(scale.claims / 2) + 1}`,
+  ]);
   const middleDistrict = `district-${String(Math.floor(scale.districts / 2)).padStart(6, "0")}`;
   const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
   const pages = [
@@ -88,9 +94,12 @@ try {
       if (i >= 3) durations.push(performance.now() - started);
     }
     durations.sort((a, b) => a - b);
-    const at = (p: number) => Math.round(durations[Math.min(durations.length - 1, Math.floor(p * durations.length))]! * 10) / 10;
+    const at = (p: number) =>
+      Math.round(durations[Math.min(durations.length - 1, Math.floor(p * durations.length))]! * 10) / 10;
     dataTimings.push({ page, p50: at(0.5), p95: at(0.95), max: at(1) });
-    console.log(`data  ${page.padEnd(44)} p50 ${String(at(0.5)).padStart(6)} ms   p95 ${String(at(0.95)).padStart(6)} ms`);
+    console.log(
+      `data  ${page.padEnd(44)} p50 ${String(at(0.5)).padStart(6)} ms   p95 ${String(at(0.95)).padStart(6)} ms`,
+    );
   }
   await disconnectDb();
 
@@ -103,7 +112,9 @@ try {
   for (const page of pages) {
     const timing = await timePage(app.baseUrl, page, cookie, requests);
     renders.push(timing);
-    console.log(`page  ${page.padEnd(48)} p50 ${timing.p50.toFixed(0).padStart(5)} ms   p95 ${timing.p95.toFixed(0).padStart(5)} ms   max ${timing.max.toFixed(0).padStart(5)} ms   p50/health ${(timing.p50 / baseline.p50).toFixed(1)}${timing.p95 > TARGET_P95_MS ? "   > target" : ""}`);
+    console.log(
+      `page  ${page.padEnd(48)} p50 ${timing.p50.toFixed(0).padStart(5)} ms   p95 ${timing.p95.toFixed(0).padStart(5)} ms   max ${timing.max.toFixed(0).padStart(5)} ms   p50/health ${(timing.p50 / baseline.p50).toFixed(1)}${timing.p95 > TARGET_P95_MS ? "   > target" : ""}`,
+    );
   }
 
   // The full ledger as CSV, read as fast as the client can: RSS of the app's largest process.
@@ -130,11 +141,27 @@ try {
     rssMaxMiB: Math.round(rssMax),
     rssGrowthMiB: Math.round(rssMax - rssBefore),
   };
-  console.log(`CSV export: ${csvExport.rows.toLocaleString("en")} rows, ${csvExport.mib} MiB in ${csvExport.seconds} s (${csvExport.rowsPerSec.toLocaleString("en")} rows/s); app RSS ${csvExport.rssBeforeMiB} → max ${csvExport.rssMaxMiB} MiB (growth ${csvExport.rssGrowthMiB} MiB, limit 50)`);
+  console.log(
+    `CSV export: ${csvExport.rows.toLocaleString("en")} rows, ${csvExport.mib} MiB in ${csvExport.seconds} s (${csvExport.rowsPerSec.toLocaleString("en")} rows/s); app RSS ${csvExport.rssBeforeMiB} → max ${csvExport.rssMaxMiB} MiB (growth ${csvExport.rssGrowthMiB} MiB, limit 50)`,
+  );
 
   const over = renders.filter((r) => r.p95 > TARGET_P95_MS).map((r) => r.page);
-  console.log(over.length ? `pages over p95 ${TARGET_P95_MS} ms: ${over.join(", ")}` : `every page p95 < ${TARGET_P95_MS} ms`);
-  writeResult("dashboard-scale", { scale, fill, fillSeconds, foldSeconds, incrementalFoldMs, requests, dataTimings, baseline, renders, csvExport, overTarget: over });
+  console.log(
+    over.length ? `pages over p95 ${TARGET_P95_MS} ms: ${over.join(", ")}` : `every page p95 < ${TARGET_P95_MS} ms`,
+  );
+  writeResult("dashboard-scale", {
+    scale,
+    fill,
+    fillSeconds,
+    foldSeconds,
+    incrementalFoldMs,
+    requests,
+    dataTimings,
+    baseline,
+    renders,
+    csvExport,
+    overTarget: over,
+  });
 } finally {
   await app.stop();
 }

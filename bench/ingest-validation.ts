@@ -38,10 +38,16 @@ const results: [string, number][] = [
   ["parseEvent (zod schema)", measure("schema", (i) => parseEvent(values[i]))],
   ["unstorableNumberOffset (raw text)", measure("numbers", (i) => unstorableNumberOffset(bodies[i]!) + 1)],
   ["findUnstorable (depth, strings)", measure("walk", (i) => findUnstorable(values[i]) === null)],
-  ["redactPayload (allow-list)", measure("redact", (i) => redactPayload(values[i], { checkShapes: false }).redacted === false)],
+  [
+    "redactPayload (allow-list)",
+    measure("redact", (i) => redactPayload(values[i], { checkShapes: false }).redacted === false),
+  ],
 ];
 const reference = results[0]![1];
 console.log(`body ${Buffer.byteLength(bodies[0]!)} bytes; CPU µs per body (ratio to JSON.parse in this run)`);
-for (const [name, micros] of results) console.log(`${name.padEnd(36)} ${micros.toFixed(3).padStart(7)} µs  ×${(micros / reference).toFixed(2)}`);
+for (const [name, micros] of results)
+  console.log(`${name.padEnd(36)} ${micros.toFixed(3).padStart(7)} µs  ×${(micros / reference).toFixed(2)}`);
 const added = results.slice(2).reduce((sum, [, micros]) => sum + micros, 0);
-console.log(`${"added by this change".padEnd(36)} ${added.toFixed(3).padStart(7)} µs  ×${(added / reference).toFixed(2)}`);
+console.log(
+  `${"added by this change".padEnd(36)} ${added.toFixed(3).padStart(7)} µs  ×${(added / reference).toFixed(2)}`,
+);

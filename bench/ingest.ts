@@ -29,18 +29,31 @@ const app = await startAppUnderTest({ port: BENCH_PORTS.app, pgPort: BENCH_PORTS
 const peer = await startPeer({ databaseUrl: await app.createDatabase("keyhook_peer"), port: BENCH_PORTS.peer });
 try {
   const stream = createEventStream({ secret: BENCH_SECRET, tenants: 1000, runId: Date.now().toString(36) });
-  const measure = async (server: "app" | "peer", target: LoadTarget & { pgid: number }, name: string, connections: number, nextDelivery: () => Delivery): Promise<MeasuredPhase> => {
+  const measure = async (
+    server: "app" | "peer",
+    target: LoadTarget & { pgid: number },
+    name: string,
+    connections: number,
+    nextDelivery: () => Delivery,
+  ): Promise<MeasuredPhase> => {
     const before = sampleGroupCpu(target.pgid);
     const phase = await runLoadPhase(target, { name, connections, seconds, nextDelivery });
     const cpuMicros = cpuMicrosBetween(before, sampleGroupCpu(target.pgid));
-    return { ...phase, server, cpuMicros, cpuMicrosPerApplied: phase.applied > 0 ? Math.round(cpuMicros / phase.applied) : null };
+    return {
+      ...phase,
+      server,
+      cpuMicros,
+      cpuMicrosPerApplied: phase.applied > 0 ? Math.round(cpuMicros / phase.applied) : null,
+    };
   };
 
   // Warm-up: JIT, pools, Next's caches. Not reported.
   await runLoadPhase(app, { name: "warm-up", connections: 8, seconds: 3, nextDelivery: () => stream.next() });
   await runLoadPhase(peer, { name: "warm-up", connections: 8, seconds: 3, nextDelivery: () => stream.next() });
 
-  const l0: PgbenchResult | null = pgbench ? runPgbench({ pgbench, databaseUrl: app.databaseUrl, connections: 8, seconds }) : null;
+  const l0: PgbenchResult | null = pgbench
+    ? runPgbench({ pgbench, databaseUrl: app.databaseUrl, connections: 8, seconds })
+    : null;
   if (!pgbench) console.log("bench: pgbench not found (apt-get install postgresql-contrib): L0 skipped");
 
   const alternating: MeasuredPhase[] = [];
@@ -56,7 +69,8 @@ try {
     alternating.push(await measure("peer", peer, `peer unique c=8 #${round}`, 8, () => stream.next()));
   }
   const others: MeasuredPhase[] = [];
-  for (const connections of extraConcurrencies) others.push(await measure("app", app, `app unique c=${connections}`, connections, () => stream.next()));
+  for (const connections of extraConcurrencies)
+    others.push(await measure("app", app, `app unique c=${connections}`, connections, () => stream.next()));
   let cursor = 0;
   const duplicate = (): Delivery => {
     const event = firstEvents[cursor++ % firstEvents.length]!;
@@ -65,7 +79,8 @@ try {
   others.push(await measure("app", app, "app 100% duplicates c=8", 8, duplicate));
   const peakRssMiB = Math.round(app.peakRssMiB());
 
-  const sum = (server: "app" | "peer", pick: (p: MeasuredPhase) => number) => alternating.filter((p) => p.server === server).reduce((s, p) => s + pick(p), 0);
+  const sum = (server: "app" | "peer", pick: (p: MeasuredPhase) => number) =>
+    alternating.filter((p) => p.server === server).reduce((s, p) => s + pick(p), 0);
   const appApplied = sum("app", (p) => p.applied);
   const peerApplied = sum("peer", (p) => p.applied);
   const c8 = {
@@ -80,17 +95,30 @@ try {
   const ratios = {
     appOverPeerThroughput: ratio(c8.appAppliedPerSec, c8.peerAppliedPerSec),
     appOverL0Throughput: c8.l0Tps ? ratio(c8.appAppliedPerSec, c8.l0Tps) : null,
-    appOverPeerCpuPerEvent: c8.appCpuMicrosPerApplied && c8.peerCpuMicrosPerApplied ? ratio(c8.appCpuMicrosPerApplied, c8.peerCpuMicrosPerApplied) : null,
+    appOverPeerCpuPerEvent:
+      c8.appCpuMicrosPerApplied && c8.peerCpuMicrosPerApplied
+        ? ratio(c8.appCpuMicrosPerApplied, c8.peerCpuMicrosPerApplied)
+        : null,
   };
 
   console.log(`\n${formatPhaseTable([...alternating, ...others])}`);
   console.log("\nCPU µs per applied event (utime+stime of the server's process group, /proc)");
-  for (const p of [...alternating, ...others]) console.log(`${p.name.padEnd(28)} ${String(p.cpuMicrosPerApplied ?? "n/a").padStart(8)}`);
-  if (l0) console.log(`\nL0 pgbench (the app's ingest statement, c=8): ${l0.tps.toFixed(0)} tps, avg ${l0.latencyAvgMs.toFixed(2)} ms, ${l0.failed} failed`);
+  for (const p of [...alternating, ...others])
+    console.log(`${p.name.padEnd(28)} ${String(p.cpuMicrosPerApplied ?? "n/a").padStart(8)}`);
+  if (l0)
+    console.log(
+      `\nL0 pgbench (the app's ingest statement, c=8): ${l0.tps.toFixed(0)} tps, avg ${l0.latencyAvgMs.toFixed(2)} ms, ${l0.failed} failed`,
+    );
   console.log(`\nat c=8 over ${rounds} alternating rounds of ${seconds} s:`);
-  console.log(`  app  ${c8.appAppliedPerSec} applied/s, p99 ${c8.appP99} ms, ${c8.appCpuMicrosPerApplied} CPU µs/event`);
-  console.log(`  peer ${c8.peerAppliedPerSec} applied/s, p99 ${c8.peerP99} ms, ${c8.peerCpuMicrosPerApplied} CPU µs/event`);
-  console.log(`  ratios: app/peer throughput ${ratios.appOverPeerThroughput}, app/L0 throughput ${ratios.appOverL0Throughput}, app/peer CPU per event ${ratios.appOverPeerCpuPerEvent}`);
+  console.log(
+    `  app  ${c8.appAppliedPerSec} applied/s, p99 ${c8.appP99} ms, ${c8.appCpuMicrosPerApplied} CPU µs/event`,
+  );
+  console.log(
+    `  peer ${c8.peerAppliedPerSec} applied/s, p99 ${c8.peerP99} ms, ${c8.peerCpuMicrosPerApplied} CPU µs/event`,
+  );
+  console.log(
+    `  ratios: app/peer throughput ${ratios.appOverPeerThroughput}, app/L0 throughput ${ratios.appOverL0Throughput}, app/peer CPU per event ${ratios.appOverPeerCpuPerEvent}`,
+  );
   console.log(`peak RSS of the app's largest process: ${peakRssMiB} MiB`);
   writeResult("ingest", { seconds, rounds, l0, phases: [...alternating, ...others], c8, ratios, peakRssMiB });
 } finally {

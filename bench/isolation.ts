@@ -28,7 +28,10 @@ try {
   const at = new Date().toISOString();
   mkdirSync("bench/results", { recursive: true });
   const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg() };
-  writeFileSync("bench/results/isolation.json", JSON.stringify({ at, machine, seconds, ledgerRows, ...result }, null, 2) + "\n");
+  writeFileSync(
+    "bench/results/isolation.json",
+    JSON.stringify({ at, machine, seconds, ledgerRows, ...result }, null, 2) + "\n",
+  );
   console.log("written to bench/results/isolation.json");
 } finally {
   await app.stop();

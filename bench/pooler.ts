@@ -26,24 +26,43 @@ const PG_USER_URL = `postgresql://keyhook:keyhook@127.0.0.1:${pgPort}`;
 type Setup = "direct" | "direct-unnamed" | "pooled";
 const setups: Record<Setup, Record<string, string>> = {
   direct: { DATABASE_URL: `${PG_USER_URL}/keyhook_bench`, DIRECT_DATABASE_URL: "" },
-  "direct-unnamed": { DATABASE_URL: `${PG_USER_URL}/keyhook_bench?pgbouncer=true`, DIRECT_DATABASE_URL: `${PG_USER_URL}/keyhook_bench` },
-  pooled: { DATABASE_URL: `postgresql://keyhook:keyhook@127.0.0.1:${bouncerPort}/keyhook_bench?pgbouncer=true`, DIRECT_DATABASE_URL: `${PG_USER_URL}/keyhook_bench` },
+  "direct-unnamed": {
+    DATABASE_URL: `${PG_USER_URL}/keyhook_bench?pgbouncer=true`,
+    DIRECT_DATABASE_URL: `${PG_USER_URL}/keyhook_bench`,
+  },
+  pooled: {
+    DATABASE_URL: `postgresql://keyhook:keyhook@127.0.0.1:${bouncerPort}/keyhook_bench?pgbouncer=true`,
+    DIRECT_DATABASE_URL: `${PG_USER_URL}/keyhook_bench`,
+  },
 };
 
 assertSignerMatchesLibrary(BENCH_SECRET);
 // In front of the bench PostgreSQL that startAppUnderTest (re)starts each round; PgBouncer
 // connects upstream only when a client arrives.
-const bouncer = await startPgBouncer({ upstreamUrl: `${PG_USER_URL}/postgres`, port: bouncerPort, dir: ".data/bench-pgbouncer" });
+const bouncer = await startPgBouncer({
+  upstreamUrl: `${PG_USER_URL}/postgres`,
+  port: bouncerPort,
+  dir: ".data/bench-pgbouncer",
+});
 const phases: (PhaseResult & { setup: Setup; round: number; pgbouncerCpuSeconds: number })[] = [];
 try {
   for (let round = 1; round <= rounds; round++) {
     for (const setup of Object.keys(setups) as Setup[]) {
       const app = await startAppUnderTest({ port: appPort, pgPort, env: setups[setup] });
       try {
-        const stream = createEventStream({ secret: BENCH_SECRET, tenants: 1000, runId: `${setup}${round}${Date.now().toString(36)}` });
+        const stream = createEventStream({
+          secret: BENCH_SECRET,
+          tenants: 1000,
+          runId: `${setup}${round}${Date.now().toString(36)}`,
+        });
         await runLoadPhase(app, { name: "warm-up", connections, seconds: 3, nextDelivery: () => stream.next() });
         const cpuBefore = bouncer.cpuSeconds();
-        const phase = await runLoadPhase(app, { name: `${setup} c=${connections} #${round}`, connections, seconds, nextDelivery: () => stream.next() });
+        const phase = await runLoadPhase(app, {
+          name: `${setup} c=${connections} #${round}`,
+          connections,
+          seconds,
+          nextDelivery: () => stream.next(),
+        });
         phases.push({ ...phase, setup, round, pgbouncerCpuSeconds: bouncer.cpuSeconds() - cpuBefore });
         console.log(formatPhaseTable([phase]).split("\n")[1]);
       } finally {
@@ -63,28 +82,60 @@ const median = (values: number[]) => {
 const summary = Object.fromEntries(
   (Object.keys(setups) as Setup[]).map((setup) => {
     const mine = phases.filter((p) => p.setup === setup);
-    return [setup, { appliedPerSec: median(mine.map((p) => p.appliedPerSec)), p99: median(mine.map((p) => p.p99)), non2xx: mine.reduce((s, p) => s + p.non2xx, 0) }];
+    return [
+      setup,
+      {
+        appliedPerSec: median(mine.map((p) => p.appliedPerSec)),
+        p99: median(mine.map((p) => p.p99)),
+        non2xx: mine.reduce((s, p) => s + p.non2xx, 0),
+      },
+    ];
   }),
 ) as Record<Setup, { appliedPerSec: number; p99: number; non2xx: number }>;
 const base = summary.direct;
 const ratios = Object.fromEntries(
-  (Object.keys(summary) as Setup[]).map((setup) => [setup, { throughput: summary[setup].appliedPerSec / base.appliedPerSec, p99: summary[setup].p99 / base.p99 }]),
+  (Object.keys(summary) as Setup[]).map((setup) => [
+    setup,
+    { throughput: summary[setup].appliedPerSec / base.appliedPerSec, p99: summary[setup].p99 / base.p99 },
+  ]),
 );
 
 console.log(`\n${formatPhaseTable(phases)}\n`);
-console.log(`median of ${rounds} round(s), c=${connections}, ${seconds} s each      applied/s   p99 ms   vs direct: throughput  p99`);
+console.log(
+  `median of ${rounds} round(s), c=${connections}, ${seconds} s each      applied/s   p99 ms   vs direct: throughput  p99`,
+);
 for (const setup of Object.keys(summary) as Setup[]) {
   const s = summary[setup];
-  console.log(`${setup.padEnd(44)} ${s.appliedPerSec.toFixed(0).padStart(9)} ${s.p99.toFixed(1).padStart(8)}   ${ratios[setup]!.throughput.toFixed(3).padStart(20)} ${ratios[setup]!.p99.toFixed(2).padStart(5)}`);
+  console.log(
+    `${setup.padEnd(44)} ${s.appliedPerSec.toFixed(0).padStart(9)} ${s.p99.toFixed(1).padStart(8)}   ${ratios[setup]!.throughput.toFixed(3).padStart(20)} ${ratios[setup]!.p99.toFixed(2).padStart(5)}`,
+  );
 }
 const pooledPhases = phases.filter((p) => p.setup === "pooled");
-const bouncerCpu = pooledPhases.reduce((sum, p) => sum + p.pgbouncerCpuSeconds, 0) / pooledPhases.reduce((sum, p) => sum + p.seconds, 0);
-console.log(`PgBouncer itself used ${(bouncerCpu * 100).toFixed(0)} % of one core during the pooled phases (on the same ${os.cpus().length} cores as the app, PostgreSQL and the load generator)`);
+const bouncerCpu =
+  pooledPhases.reduce((sum, p) => sum + p.pgbouncerCpuSeconds, 0) / pooledPhases.reduce((sum, p) => sum + p.seconds, 0);
+console.log(
+  `PgBouncer itself used ${(bouncerCpu * 100).toFixed(0)} % of one core during the pooled phases (on the same ${os.cpus().length} cores as the app, PostgreSQL and the load generator)`,
+);
 const cost = 1 - ratios.pooled!.throughput;
 console.log(`pooler cost: ${(cost * 100).toFixed(1)} % of applied events/s (target < 15 %)`);
 mkdirSync("bench/results", { recursive: true });
 writeFileSync(
   "bench/results/pooler.json",
-  JSON.stringify({ at: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version, loadavg: os.loadavg() }, seconds, rounds, connections, phases, summary, ratios, poolerCost: cost, pgbouncerCoreShare: bouncerCpu }, null, 2) + "\n",
+  JSON.stringify(
+    {
+      at: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, node: process.version, loadavg: os.loadavg() },
+      seconds,
+      rounds,
+      connections,
+      phases,
+      summary,
+      ratios,
+      poolerCost: cost,
+      pgbouncerCoreShare: bouncerCpu,
+    },
+    null,
+    2,
+  ) + "\n",
 );
 console.log("written to bench/results/pooler.json");

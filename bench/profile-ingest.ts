@@ -28,10 +28,22 @@ mkdirSync("bench/results/profiles", { recursive: true });
 const nodeArgs = profile ? ["--cpu-prof", "--cpu-prof-dir=bench/results/profiles"] : [];
 const next = spawn(process.execPath, [...nodeArgs, "node_modules/next/dist/bin/next", "start", "-p", "4601"], {
   stdio: ["ignore", "ignore", "inherit"],
-  env: { ...process.env, DATABASE_URL: databaseUrl, WEBHOOK_SECRETS: SECRET, NEXTAUTH_SECRET: "profile-only-session-secret-0123456789abcdef", NODE_ENV: "production" },
+  env: {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    WEBHOOK_SECRETS: SECRET,
+    NEXTAUTH_SECRET: "profile-only-session-secret-0123456789abcdef",
+    NODE_ENV: "production",
+  },
 });
 try {
-  while (!(await fetch("http://127.0.0.1:4601/api/health").then((r) => r.ok, () => false))) await new Promise((r) => setTimeout(r, 200));
+  while (
+    !(await fetch("http://127.0.0.1:4601/api/health").then(
+      (r) => r.ok,
+      () => false,
+    ))
+  )
+    await new Promise((r) => setTimeout(r, 200));
   const stream = createEventStream({ secret: SECRET, tenants: 1000, runId: "p" + Date.now().toString(36) });
   const result = await autocannon({
     url: "http://127.0.0.1:4601/api/webhooks/keys",
@@ -39,7 +51,9 @@ try {
     duration: seconds,
     requests: [{ method: "POST", setupRequest: (request) => ({ ...request, ...pick(stream.next()) }) }],
   });
-  console.log(`req/s ${result.requests.average}  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non-2xx ${result.non2xx}`);
+  console.log(
+    `req/s ${result.requests.average}  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  non-2xx ${result.non2xx}`,
+  );
 } finally {
   const exited = new Promise((resolve) => next.once("exit", resolve));
   next.kill("SIGTERM");

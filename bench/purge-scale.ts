@@ -30,7 +30,19 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const PG_PORT = Number(process.env.BENCH_PG_PORT ?? 54521);
 const DATABASE = "keyhook_purge_bench";
 
-type LoadPhase = { name: string; seconds: number; requests: number; requestsPerSec: number; p50: number; p90: number; p99: number; max: number; non2xx: number; errors: number; loadAvg1m: number };
+type LoadPhase = {
+  name: string;
+  seconds: number;
+  requests: number;
+  requestsPerSec: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  non2xx: number;
+  errors: number;
+  loadAvg1m: number;
+};
 
 assertSignerMatchesLibrary(SECRET);
 const server = await startEmbeddedPostgres({ dataDir: ".data/h-retention-bench", port: PG_PORT, database: "postgres" });
@@ -106,14 +118,19 @@ try {
   // One delivery first: a misconfigured server would otherwise show up as "fast" errors.
   const probe = stream.next();
   const probeAnswer = await fetch(url, { method: "POST", body: probe.body, headers: probe.headers });
-  if (probeAnswer.status !== 200) throw new Error(`ingest server answered ${probeAnswer.status}: ${await probeAnswer.text()}\n${ingest.output.join("")}`);
+  if (probeAnswer.status !== 200)
+    throw new Error(
+      `ingest server answered ${probeAnswer.status}: ${await probeAnswer.text()}\n${ingest.output.join("")}`,
+    );
   await load("warm-up", 10);
   const alone = await load("ingest alone", SECONDS);
 
   const batchMs: number[] = [];
   const slowestBatchMs: Record<string, number> = {};
   const purgeStarted = performance.now();
-  const purging = runPurge({ trigger: "manual", onBatch: (b) => {
+  const purging = runPurge({
+    trigger: "manual",
+    onBatch: (b) => {
       batchMs.push(b.durationMs);
       slowestBatchMs[b.target] = round(Math.max(slowestBatchMs[b.target] ?? 0, b.durationMs));
     },
@@ -133,7 +150,12 @@ try {
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
   const result = {
     at: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, note: "load generator, app, purge and PostgreSQL share these cores with other work" },
+    machine: {
+      cpus: os.cpus().length,
+      model: os.cpus()[0]?.model,
+      node: process.version,
+      note: "load generator, app, purge and PostgreSQL share these cores with other work",
+    },
     fill: { rows: TOTAL_ROWS, expiredRows: EXPIRED_ROWS, receipts: TOTAL_ROWS, seconds: round(fillSeconds) },
     purge: {
       status: run.status,
@@ -145,24 +167,53 @@ try {
       batches: run.batches,
       batchSize: 5000,
       pauseMs: 50,
-      batchMs: { p50: round(pct(50)), p99: round(pct(99)), max: round(sorted.at(-1) ?? 0), slowestByTarget: slowestBatchMs },
+      batchMs: {
+        p50: round(pct(50)),
+        p99: round(pct(99)),
+        max: round(sorted.at(-1) ?? 0),
+        slowestByTarget: slowestBatchMs,
+      },
       rowsPerSecond: Math.round((run.claimsDeleted + run.receiptsDeleted) / purgeSeconds),
-      secondRun: { status: second.status, ms: second.durationMs, claimsDeleted: second.claimsDeleted, receiptsDeleted: second.receiptsDeleted, payloadsCleared: second.payloadsCleared },
+      secondRun: {
+        status: second.status,
+        ms: second.durationMs,
+        claimsDeleted: second.claimsDeleted,
+        receiptsDeleted: second.receiptsDeleted,
+        payloadsCleared: second.payloadsCleared,
+      },
     },
     ledger: {
-      before: { claimRows: before.claimRows, claimMiB: mib(before.claimBytes), receiptRows: before.receiptRows, receiptMiB: mib(before.receiptBytes), statsQueryMs: Math.round(statsMsBefore) },
-      after: { claimRows: after.claimRows, claimMiB: mib(after.claimBytes), receiptRows: after.receiptRows, receiptMiB: mib(after.receiptBytes), statsQueryMs: Math.round(statsMsAfter) },
+      before: {
+        claimRows: before.claimRows,
+        claimMiB: mib(before.claimBytes),
+        receiptRows: before.receiptRows,
+        receiptMiB: mib(before.receiptBytes),
+        statsQueryMs: Math.round(statsMsBefore),
+      },
+      after: {
+        claimRows: after.claimRows,
+        claimMiB: mib(after.claimBytes),
+        receiptRows: after.receiptRows,
+        receiptMiB: mib(after.receiptBytes),
+        statsQueryMs: Math.round(statsMsAfter),
+      },
     },
     ingest: [alone, during, afterPurge],
   };
 
-  console.log(`\nfill: ${TOTAL_ROWS.toLocaleString("en")} claims + receipts (${EXPIRED_ROWS.toLocaleString("en")} expired) in ${result.fill.seconds} s`);
+  console.log(
+    `\nfill: ${TOTAL_ROWS.toLocaleString("en")} claims + receipts (${EXPIRED_ROWS.toLocaleString("en")} expired) in ${result.fill.seconds} s`,
+  );
   console.log(
     `purge: ${run.status} in ${result.purge.seconds} s — ${run.claimsDeleted.toLocaleString("en")} claims, ${run.receiptsDeleted.toLocaleString("en")} receipts deleted, ` +
       `${run.payloadsCleared.toLocaleString("en")} payloads cleared, ${run.batches} batches (p50 ${result.purge.batchMs.p50} ms, p99 ${result.purge.batchMs.p99} ms, max ${result.purge.batchMs.max} ms; slowest by target ${JSON.stringify(slowestBatchMs)})`,
   );
-  console.log(`second run right after: ${second.status} in ${second.durationMs} ms (${second.claimsDeleted} claims, ${second.payloadsCleared} payloads)`);
-  console.log(`ledger: ${before.claimRows.toLocaleString("en")} → ${after.claimRows.toLocaleString("en")} rows, ${result.ledger.before.claimMiB} → ${result.ledger.after.claimMiB} MiB (space is reused, not returned); stats query ${result.ledger.before.statsQueryMs} ms → ${result.ledger.after.statsQueryMs} ms`);
+  console.log(
+    `second run right after: ${second.status} in ${second.durationMs} ms (${second.claimsDeleted} claims, ${second.payloadsCleared} payloads)`,
+  );
+  console.log(
+    `ledger: ${before.claimRows.toLocaleString("en")} → ${after.claimRows.toLocaleString("en")} rows, ${result.ledger.before.claimMiB} → ${result.ledger.after.claimMiB} MiB (space is reused, not returned); stats query ${result.ledger.before.statsQueryMs} ms → ${result.ledger.after.statsQueryMs} ms`,
+  );
   console.log("\nphase                        secs    req/s   p50 ms  p90 ms  p99 ms  max ms  non-2xx errors load1m");
   for (const p of result.ingest) {
     console.log(
@@ -171,7 +222,9 @@ try {
   }
   const p99Alone = (alone.p99 + afterPurge.p99) / 2;
   const p99Ratio = Math.round((during.p99 / p99Alone) * 100) / 100;
-  console.log(`\ningest p99 during the purge / alone (mean of before and after): ${during.p99} / ${p99Alone} ms = ${p99Ratio} (target < 1.20)`);
+  console.log(
+    `\ningest p99 during the purge / alone (mean of before and after): ${during.p99} / ${p99Alone} ms = ${p99Ratio} (target < 1.20)`,
+  );
   writeResult("purge-scale", { ...result, p99Ratio });
 
   /** Fixed duration, or (seconds = null) until `until` settles. */

@@ -29,7 +29,16 @@ function SubmitButton({ label, tone }: { label: string; tone: keyof typeof butto
   );
 }
 
-export function ActionForm({ action, hidden = {}, submitLabel, tone = "primary", confirm, children, className = "", disabledReason }: Props) {
+export function ActionForm({
+  action,
+  hidden = {},
+  submitLabel,
+  tone = "primary",
+  confirm,
+  children,
+  className = "",
+  disabledReason,
+}: Props) {
   const report = useReportResult();
   // Also into the page-wide region, as soon as the action answers: the re-render it causes may
   // remove this very form (a revoked key's row has no revoke form), taking its state along.
@@ -69,7 +78,11 @@ export function ActionForm({ action, hidden = {}, submitLabel, tone = "primary",
         </div>
       ) : null}
       {confirm && confirming ? (
-        <div role="alertdialog" aria-label={confirm.prompt} className="rounded-md border border-rose-200 bg-rose-50 p-3 text-sm">
+        <div
+          role="alertdialog"
+          aria-label={confirm.prompt}
+          className="rounded-md border border-rose-200 bg-rose-50 p-3 text-sm"
+        >
           <p className="mb-2 text-rose-900">{confirm.prompt}</p>
           <div className="flex flex-wrap gap-2">
             <SubmitButton label={confirm.confirmLabel} tone={tone} />
@@ -85,7 +98,12 @@ export function ActionForm({ action, hidden = {}, submitLabel, tone = "primary",
         </div>
       ) : null}
       {result ? (
-        <p key={result.at} role="status" data-result={result.ok ? "ok" : "error"} className={`text-sm ${result.ok ? "text-emerald-700" : "text-rose-700"}`}>
+        <p
+          key={result.at}
+          role="status"
+          data-result={result.ok ? "ok" : "error"}
+          className={`text-sm ${result.ok ? "text-emerald-700" : "text-rose-700"}`}
+        >
           {result.message}
         </p>
       ) : null}

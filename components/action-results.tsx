@@ -18,14 +18,21 @@ const MAX_SHOWN = 3;
 export function ActionResults({ children }: { children: React.ReactNode }) {
   const [results, setResults] = useState<ReportedResult[]>([]);
   const report = useCallback((result: ReportedResult) => {
-    setResults((current) => (current.some((r) => r.at === result.at && r.message === result.message) ? current : [result, ...current].slice(0, MAX_SHOWN)));
+    setResults((current) =>
+      current.some((r) => r.at === result.at && r.message === result.message)
+        ? current
+        : [result, ...current].slice(0, MAX_SHOWN),
+    );
   }, []);
   const dismiss = (result: ReportedResult) => setResults((current) => current.filter((r) => r !== result));
   const value = useMemo(() => report, [report]);
   return (
     <ResultsContext.Provider value={value}>
       {children}
-      <div aria-live="polite" className="pointer-events-none fixed inset-x-0 bottom-0 z-50 flex flex-col items-center gap-2 p-3 sm:items-end">
+      <div
+        aria-live="polite"
+        className="pointer-events-none fixed inset-x-0 bottom-0 z-50 flex flex-col items-center gap-2 p-3 sm:items-end"
+      >
         {results.map((result) => (
           <div
             key={`${result.at}-${result.message}`}
@@ -35,7 +42,12 @@ export function ActionResults({ children }: { children: React.ReactNode }) {
             className={`pointer-events-auto flex w-full max-w-md items-start gap-3 rounded-md border p-3 text-sm shadow-lg ${result.ok ? "border-emerald-300 bg-emerald-50 text-emerald-900" : "border-rose-300 bg-rose-50 text-rose-900"}`}
           >
             <p className="min-w-0 flex-1 break-words">{result.message}</p>
-            <button type="button" className="shrink-0 rounded px-2 text-slate-700 hover:bg-white/60" aria-label="Dismiss this message" onClick={() => dismiss(result)}>
+            <button
+              type="button"
+              className="shrink-0 rounded px-2 text-slate-700 hover:bg-white/60"
+              aria-label="Dismiss this message"
+              onClick={() => dismiss(result)}
+            >
               ×
             </button>
           </div>

@@ -19,8 +19,12 @@ export function LiveRefresh({ renderedAt }: { renderedAt: string }) {
   const [updatedAt, setUpdatedAt] = useState(() => new Date(renderedAt));
   const [state, setState] = useState<"live" | "offline" | "signed-out">("live");
 
-  // A navigation renders fresh data: that is an update too.
-  useEffect(() => setUpdatedAt(new Date()), [pathname]);
+  // A navigation renders fresh data: that is an update too (stamped after the commit, not
+  // during it, so the navigation renders once).
+  useEffect(() => {
+    const stamp = setTimeout(() => setUpdatedAt(new Date()), 0);
+    return () => clearTimeout(stamp);
+  }, [pathname]);
 
   useEffect(() => {
     let last: string | null = null;
@@ -33,7 +37,10 @@ export function LiveRefresh({ renderedAt }: { renderedAt: string }) {
       if (document.visibilityState === "hidden") return schedule();
       try {
         const response = await fetch("/live", { cache: "no-store", headers: { accept: "application/json" } });
-        const json = response.ok && !response.redirected && response.headers.get("content-type")?.includes("json") ? ((await response.json()) as { token?: string }) : null;
+        const json =
+          response.ok && !response.redirected && response.headers.get("content-type")?.includes("json")
+            ? ((await response.json()) as { token?: string })
+            : null;
         if (!json || typeof json.token !== "string") {
           setState(response.status === 401 || response.redirected ? "signed-out" : "offline");
         } else {
@@ -66,8 +73,16 @@ export function LiveRefresh({ renderedAt }: { renderedAt: string }) {
 
   const label = state === "live" ? "Live" : state === "offline" ? "Offline, retrying" : "Signed out: reload";
   return (
-    <span data-testid="live-indicator" data-state={state} className="inline-flex items-center gap-1.5 whitespace-nowrap text-xs text-slate-600" title="This page updates itself when something changes">
-      <span aria-hidden className={`inline-block h-2 w-2 rounded-full ${state === "live" ? "bg-emerald-500" : "bg-amber-500"}`} />
+    <span
+      data-testid="live-indicator"
+      data-state={state}
+      className="inline-flex items-center gap-1.5 whitespace-nowrap text-xs text-slate-600"
+      title="This page updates itself when something changes"
+    >
+      <span
+        aria-hidden
+        className={`inline-block h-2 w-2 rounded-full ${state === "live" ? "bg-emerald-500" : "bg-amber-500"}`}
+      />
       <span>
         {label} · updated <time dateTime={updatedAt.toISOString()}>{clock(updatedAt)} UTC</time>
       </span>

@@ -44,7 +44,10 @@ export function Nav({ actor, renderedAt }: { actor: Actor; renderedAt: string })
             .filter((item) => can(actor, item.permission))
             .map((item) => (
               <li key={item.href}>
-                <Link href={item.href} className="block whitespace-nowrap rounded-md px-3 py-2 text-slate-700 hover:bg-slate-100">
+                <Link
+                  href={item.href}
+                  className="block whitespace-nowrap rounded-md px-3 py-2 text-slate-700 hover:bg-slate-100"
+                >
                   {item.label}
                 </Link>
               </li>

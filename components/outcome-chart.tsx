@@ -18,7 +18,12 @@ export function OutcomeChart({ chart }: { chart: ChartDay[] }) {
   const barWidth = width / chart.length;
   return (
     <figure>
-      <svg viewBox={`0 0 ${width} ${height + 20}`} className="h-auto w-full" role="img" aria-label="Deliveries per day by outcome">
+      <svg
+        viewBox={`0 0 ${width} ${height + 20}`}
+        className="h-auto w-full"
+        role="img"
+        aria-label="Deliveries per day by outcome"
+      >
         {chart.map((day, i) => {
           let y = height;
           return (

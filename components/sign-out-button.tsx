@@ -4,7 +4,11 @@ import { buttonClass } from "./ui/fields";
 
 export function SignOutButton() {
   return (
-    <button type="button" className={`${buttonClass.secondary} shrink-0 whitespace-nowrap`} onClick={() => void signOut({ callbackUrl: "/signin" })}>
+    <button
+      type="button"
+      className={`${buttonClass.secondary} shrink-0 whitespace-nowrap`}
+      onClick={() => void signOut({ callbackUrl: "/signin" })}
+    >
       Sign out
     </button>
   );

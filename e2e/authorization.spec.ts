@@ -20,15 +20,22 @@ test("every role × every page and route × own and other district", async ({ ba
 
   // Ledger ids of one event per district, from the platform admin's CSV export.
   const csv = await (await contexts.platform_admin.get("/ledger/export")).text();
-  const idOf = (eventId: string) => csv.split("\r\n").find((line) => line.includes(`,${eventId},`))!.split(",")[0]!;
+  const idOf = (eventId: string) =>
+    csv
+      .split("\r\n")
+      .find((line) => line.includes(`,${eventId},`))!
+      .split(",")[0]!;
   const ownEvent = idOf("evt_demo_4417_1");
   const otherEvent = idOf("evt_demo_2210_1");
 
-  const staffOnly = (who: Who): Expect => (who === "anonymous" ? "signin" : who === "district_admin" ? "deny" : "allow");
+  const staffOnly = (who: Who): Expect =>
+    who === "anonymous" ? "signin" : who === "district_admin" ? "deny" : "allow";
   const everyone = (who: Who): Expect => (who === "anonymous" ? "signin" : "allow");
   const ownOnly = (who: Who): Expect => (who === "anonymous" ? "signin" : "allow");
-  const platformOnly = (who: Who): Expect => (who === "anonymous" ? "signin" : who === "platform_admin" ? "allow" : "deny");
-  const otherDistrict = (who: Who): Expect => (who === "anonymous" ? "signin" : who === "district_admin" ? "deny" : "allow");
+  const platformOnly = (who: Who): Expect =>
+    who === "anonymous" ? "signin" : who === "platform_admin" ? "allow" : "deny";
+  const otherDistrict = (who: Who): Expect =>
+    who === "anonymous" ? "signin" : who === "district_admin" ? "deny" : "allow";
 
   const targets: [string, (who: Who) => Expect][] = [
     ["/", (who) => (who === "anonymous" ? "signin" : "allow")],
@@ -59,9 +66,16 @@ test("every role × every page and route × own and other district", async ({ ba
       const status = response.status();
       const location = response.headers()["location"] ?? "";
       const actual: Expect =
-        status >= 300 && status < 400 && /\/signin/.test(location) ? "signin" : status === 404 ? "deny" : status === 200 || (status >= 300 && status < 400) ? "allow" : "deny";
+        status >= 300 && status < 400 && /\/signin/.test(location)
+          ? "signin"
+          : status === 404
+            ? "deny"
+            : status === 200 || (status >= 300 && status < 400)
+              ? "allow"
+              : "deny";
       const want = expected(who);
-      if (actual !== want) unexpected.push(`${who} GET ${path}: expected ${want}, got ${actual} (${status} ${location})`);
+      if (actual !== want)
+        unexpected.push(`${who} GET ${path}: expected ${want}, got ${actual} (${status} ${location})`);
       // A denial must not leak the other district's data in its body either.
       if (actual !== "allow" && status !== 200) expect(await response.text()).not.toContain("Riverside County Schools");
     }

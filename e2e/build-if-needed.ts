@@ -4,7 +4,24 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 
-const SOURCES = ["app", "components", "lib", "public", "auth.ts", "auth-cookies.ts", "proxy.ts", "instrumentation.ts", "next.config.ts", "scripts/build-standalone.ts", "scripts/standalone-start.ts", "scripts/production-server.ts", "prisma", "postcss.config.mjs", "package.json", "tsconfig.json"];
+const SOURCES = [
+  "app",
+  "components",
+  "lib",
+  "public",
+  "auth.ts",
+  "auth-cookies.ts",
+  "proxy.ts",
+  "instrumentation.ts",
+  "next.config.ts",
+  "scripts/build-standalone.ts",
+  "scripts/standalone-start.ts",
+  "scripts/production-server.ts",
+  "prisma",
+  "postcss.config.mjs",
+  "package.json",
+  "tsconfig.json",
+];
 const SKIP = new Set(["node_modules", ".next", "generated"]);
 
 function newestMtime(entry: string): number {
@@ -31,6 +48,8 @@ if (builtAt > changedAt && process.env.E2E_FORCE_BUILD !== "1") {
   });
   if (result.status !== 0) process.exit(result.status ?? 1);
   // The deployable folder (.next/standalone) is completed as `npm run build` does.
-  const standalone = spawnSync(process.execPath, ["--import", "tsx", "scripts/build-standalone.ts"], { stdio: "inherit" });
+  const standalone = spawnSync(process.execPath, ["--import", "tsx", "scripts/build-standalone.ts"], {
+    stdio: "inherit",
+  });
   if (standalone.status !== 0) process.exit(standalone.status ?? 1);
 }

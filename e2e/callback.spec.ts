@@ -17,7 +17,12 @@ test("sign-in returns to the page that sent you there", async ({ page }) => {
   await expect(page.getByRole("heading", { name: "Ledger", exact: true })).toBeVisible();
 });
 
-for (const offSite of ["https://attacker.invalid/steal", "//attacker.invalid/steal", "/\\attacker.invalid/steal", "javascript:alert(1)"]) {
+for (const offSite of [
+  "https://attacker.invalid/steal",
+  "//attacker.invalid/steal",
+  "/\\attacker.invalid/steal",
+  "javascript:alert(1)",
+]) {
   test(`an off-site callbackUrl is ignored: ${offSite}`, async ({ page, baseURL }) => {
     const requests: string[] = [];
     page.on("request", (request) => requests.push(request.url()));

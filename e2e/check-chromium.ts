@@ -6,6 +6,8 @@ const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 try {
   accessSync(chromium, constants.X_OK);
 } catch {
-  console.error(`keyhook: the browser tests need Chromium at ${chromium}: install it with \`sudo apt-get install chromium\` (or set CHROMIUM_PATH to a Chromium binary)`);
+  console.error(
+    `keyhook: the browser tests need Chromium at ${chromium}: install it with \`sudo apt-get install chromium\` (or set CHROMIUM_PATH to a Chromium binary)`,
+  );
   process.exit(1);
 }

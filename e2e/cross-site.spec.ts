@@ -12,9 +12,11 @@ test("a cross-site post to the revoke action is refused and the key stays active
 
   // What the real revoke form posts: its hidden fields, including React's action reference.
   const form = row.locator("form").first();
-  const fields = await form.locator('input[type="hidden"]').evaluateAll((inputs) =>
-    inputs.map((input) => [(input as HTMLInputElement).name, (input as HTMLInputElement).value] as [string, string]),
-  );
+  const fields = await form
+    .locator('input[type="hidden"]')
+    .evaluateAll((inputs) =>
+      inputs.map((input) => [(input as HTMLInputElement).name, (input as HTMLInputElement).value] as [string, string]),
+    );
   const html = await page.content();
   const actionId =
     /"id":"([0-9a-f]{20,})"/.exec(fields.map(([, v]) => v).join(" "))?.[1] ??
@@ -33,7 +35,9 @@ test("a cross-site post to the revoke action is refused and the key stays active
       </form><script>document.getElementById("f").submit()</script>`,
     }),
   );
-  const crossSiteResponse = page.waitForResponse((r) => r.url().startsWith(`${baseURL}/districts/district-0935`) && r.request().method() === "POST");
+  const crossSiteResponse = page.waitForResponse(
+    (r) => r.url().startsWith(`${baseURL}/districts/district-0935`) && r.request().method() === "POST",
+  );
   await page.goto(`${attacker}/`);
   const refused = await crossSiteResponse;
   expect((await refused.request().allHeaders())["cookie"] ?? "").not.toContain("keyhook.session");

@@ -25,8 +25,19 @@ const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
 
 test("poison bodies are answered 400 with a receipt, and the app still answers", async ({ baseURL }) => {
   const api = await apiAs(baseURL!, null);
-  for (const [name, extra] of [["deep", nested(20_000)], ["big", "1e400000"], ["small", "1e-400000"], ["surrogate", '"\\ud800"']] as const) {
-    const event = buildKeyEvent({ id: `evt_e2e_poison_${name}`, type: "key.created", tenantId: "district-e2e-poison", keyId: `key_e2e_${name}`, sequence: 1 });
+  for (const [name, extra] of [
+    ["deep", nested(20_000)],
+    ["big", "1e400000"],
+    ["small", "1e-400000"],
+    ["surrogate", '"\\ud800"'],
+  ] as const) {
+    const event = buildKeyEvent({
+      id: `evt_e2e_poison_${name}`,
+      type: "key.created",
+      tenantId: "district-e2e-poison",
+      keyId: `key_e2e_${name}`,
+      sequence: 1,
+    });
     const body = JSON.stringify({ ...event, extra: "@" }).replace('"@"', extra);
     const signed = signDelivery({ body, webhookId: String(event.id), secrets: [DEV_WEBHOOK_SECRET] });
     const response = await api.post("/api/webhooks/keys", { headers: signed.headers, data: body });
@@ -35,18 +46,27 @@ test("poison bodies are answered 400 with a receipt, and the app still answers",
     expect(rows, name).toEqual([{ status: 400 }]);
   }
   expect((await api.get("/api/health")).status()).toBe(200);
-  const next = await deliverSigned(api, { type: "key.created", tenantId: "district-e2e-poison", keyId: "key_e2e_after", sequence: 1 });
+  const next = await deliverSigned(api, {
+    type: "key.created",
+    tenantId: "district-e2e-poison",
+    keyId: "key_e2e_after",
+    sequence: 1,
+  });
   expect(next).toEqual({ status: 200, body: { outcome: "applied" } });
 });
 
-test("OPTIONS, HEAD, PUT, PATCH, DELETE and GET on the webhook endpoint → 405 (Allow: POST) with a receipt", async ({ baseURL }) => {
+test("OPTIONS, HEAD, PUT, PATCH, DELETE and GET on the webhook endpoint → 405 (Allow: POST) with a receipt", async ({
+  baseURL,
+}) => {
   const api = await apiAs(baseURL!, null);
   for (const method of ["OPTIONS", "HEAD", "PUT", "PATCH", "DELETE", "GET"]) {
     const webhookId = `evt_e2e_method_${method}`;
     const response = await api.fetch("/api/webhooks/keys", { method, headers: { "webhook-id": webhookId } });
     expect(response.status(), method).toBe(405);
     expect(response.headers()["allow"], method).toBe("POST");
-    expect(await sql("SELECT status FROM receipts WHERE webhook_id = $1", [webhookId]), method).toEqual([{ status: 405 }]);
+    expect(await sql("SELECT status FROM receipts WHERE webhook_id = $1", [webhookId]), method).toEqual([
+      { status: 405 },
+    ]);
   }
 });
 
@@ -58,13 +78,26 @@ test("ledger ids a URL can carry but no row has are a 404, not a 500", async ({ 
   }
 });
 
-test("key material in a payload reaches no page, no CSV and no stored row; a deep stored payload renders", async ({ page, baseURL }) => {
+test("key material in a payload reaches no page, no CSV and no stored row; a deep stored payload renders", async ({
+  page,
+  baseURL,
+}) => {
   const api = await apiAs(baseURL!, null);
   // A revoke of a key nobody knows: a tombstone, so the demo district's active key (which the
   // journeys revoke later) stays as it is.
-  const event = buildKeyEvent({ id: "evt_e2e_secret", type: "key.revoked", tenantId: TENANT, keyId: "key_e2e_secret", sequence: 900_001 });
+  const event = buildKeyEvent({
+    id: "evt_e2e_secret",
+    type: "key.revoked",
+    tenantId: TENANT,
+    keyId: "key_e2e_secret",
+    sequence: 900_001,
+  });
   event.data = { secret: SECRET };
-  const signed = signDelivery({ body: JSON.stringify(event), webhookId: "evt_e2e_secret", secrets: [DEV_WEBHOOK_SECRET] });
+  const signed = signDelivery({
+    body: JSON.stringify(event),
+    webhookId: "evt_e2e_secret",
+    secrets: [DEV_WEBHOOK_SECRET],
+  });
   const delivered = await api.post("/api/webhooks/keys", { headers: signed.headers, data: signed.body });
   expect(delivered.status()).toBe(200);
 
@@ -75,17 +108,26 @@ test("key material in a payload reaches no page, no CSV and no stored row; a dee
     `INSERT INTO processed_events (tenant_id, event_id, type, key_id, sequence, outcome, payload) VALUES ($1, 'evt_e2e_deep', 'key.revoked', 'key_e2e_deep', 900002, 'applied', $2::jsonb)`,
     [TENANT, deep],
   );
-  const ids = await sql<{ event_id: string; id: string }>("SELECT event_id, id::text FROM processed_events WHERE event_id IN ('evt_e2e_secret', 'evt_e2e_deep')");
+  const ids = await sql<{ event_id: string; id: string }>(
+    "SELECT event_id, id::text FROM processed_events WHERE event_id IN ('evt_e2e_secret', 'evt_e2e_deep')",
+  );
   const idOf = (eventId: string) => ids.find((row) => row.event_id === eventId)!.id;
 
-  const tables = await sql<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'");
+  const tables = await sql<{ name: string }>(
+    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+  );
   for (const { name } of tables) {
-    const [row] = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM "${name}" t WHERE t::text LIKE '%sk_live_%'`);
+    const [row] = await sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${name}" t WHERE t::text LIKE '%sk_live_%'`,
+    );
     expect(row!.n, name).toBe(0);
   }
 
   await signIn(page, USERS.districtAdmin);
-  for (const [width, height] of [[1280, 800], [390, 844]] as const) {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
     await page.setViewportSize({ width, height });
     const secretPage = await page.goto(`/ledger/${idOf("evt_e2e_secret")}`);
     expect(secretPage?.status()).toBe(200);

@@ -18,14 +18,21 @@ test("a district admin revokes a key and sees it revoked, then confirmed", async
   await screenshot(page, "district-admin-revoke-confirm");
   await row.getByRole("button", { name: "Yes, revoke" }).click();
   // The result is reported on screen although the row's form is gone (a revoked key stays revoked).
-  await expect(page.getByTestId("action-result").filter({ hasText: "Key key_mv_02 revoked, awaiting provider confirmation." })).toBeVisible();
+  await expect(
+    page.getByTestId("action-result").filter({ hasText: "Key key_mv_02 revoked, awaiting provider confirmation." }),
+  ).toBeVisible();
   await expect(row.getByTestId("revoke-state")).toHaveText("revoked, awaiting provider confirmation");
   await expect(row.getByRole("button", { name: "Revoke" })).toHaveCount(0);
   await screenshot(page, "district-admin-revoked-awaiting");
 
   // The provider confirms with its own signed key.revoked webhook (what the outbox call causes).
   const provider = await apiAs(baseURL!, null);
-  const answer = await deliverSigned(provider, { type: "key.revoked", tenantId: "district-4417", keyId: "key_mv_02", sequence: 3 });
+  const answer = await deliverSigned(provider, {
+    type: "key.revoked",
+    tenantId: "district-4417",
+    keyId: "key_mv_02",
+    sequence: 3,
+  });
   expect(answer).toMatchObject({ status: 200, body: { outcome: "applied" } });
   await provider.dispose();
 
@@ -39,7 +46,13 @@ test("a district admin revokes a key and sees it revoked, then confirmed", async
 test("support replays a delivery and sees duplicate", async ({ page, baseURL }) => {
   const provider = await apiAs(baseURL!, null);
   const eventId = `evt_e2e_${Date.now()}`;
-  const first = await deliverSigned(provider, { id: eventId, type: "key.created", tenantId: "district-0935", keyId: `key_e2e_${Date.now()}`, sequence: 100 });
+  const first = await deliverSigned(provider, {
+    id: eventId,
+    type: "key.created",
+    tenantId: "district-0935",
+    keyId: `key_e2e_${Date.now()}`,
+    sequence: 100,
+  });
   expect(first.body.outcome).toBe("applied");
   await provider.dispose();
 
@@ -57,13 +70,17 @@ test("support replays a delivery and sees duplicate", async ({ page, baseURL }) 
 
   // Bulk replay: the dry run and the redelivery report where the user is looking (no provider
   // runs here, so both say why nothing was sent). Both use the list's one window.
-  const bulk = page.locator("section").filter({ has: page.getByRole("heading", { name: "Bulk replay of failed deliveries" }) });
+  const bulk = page
+    .locator("section")
+    .filter({ has: page.getByRole("heading", { name: "Bulk replay of failed deliveries" }) });
   await expect(bulk.getByTestId("bulk-window")).toContainText("→ now");
   await bulk.getByRole("button", { name: "Count failed deliveries (dry run)" }).click();
   await expect(bulk.getByRole("status")).toContainText("No webhook is registered with the provider yet");
   await bulk.getByRole("button", { name: "Redeliver failed deliveries" }).click();
   await bulk.getByRole("button", { name: "Yes, redeliver" }).click();
-  await expect(page.getByTestId("action-result").filter({ hasText: "No webhook is registered with the provider yet" })).toHaveCount(2);
+  await expect(
+    page.getByTestId("action-result").filter({ hasText: "No webhook is registered with the provider yet" }),
+  ).toHaveCount(2);
   await screenshot(page, "support-bulk-replay-result");
 
   // Filters: failed only, one district; the window keeps second precision in the URL.
@@ -113,13 +130,20 @@ test("an admin filters the ledger and opens an event", async ({ page }) => {
   const csv = await page.request.get("/ledger/export?tenant=district-4417");
   expect(csv.headers()["content-type"]).toContain("text/csv");
   const text = await csv.text();
-  expect(text.split("\r\n")[0]).toBe("ledger_id,tenant_id,event_id,type,key_id,sequence,outcome,reason,received_at,processing_micros");
+  expect(text.split("\r\n")[0]).toBe(
+    "ledger_id,tenant_id,event_id,type,key_id,sequence,outcome,reason,received_at,processing_micros",
+  );
   expect(text).toContain("evt_demo_4417_1");
   expect(text).not.toContain("district-2210");
 });
 
 test("the dashboard is usable on a phone", async ({ browser, baseURL }) => {
-  const context = await browser.newContext({ baseURL, viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const context = await browser.newContext({
+    baseURL,
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+  });
   const page = await context.newPage();
   await signIn(page, USERS.platformAdmin);
   await screenshot(page, "phone-overview");

@@ -11,7 +11,17 @@ const VIEWPORTS = [
   { name: "phone", width: 390, height: 844 },
 ] as const;
 
-const staffPages = ["/overview", "/districts", "/districts/district-4417", "/ledger", "LEDGER_EVENT", "/deliveries", "/quarantine", "/retention", "/audit"];
+const staffPages = [
+  "/overview",
+  "/districts",
+  "/districts/district-4417",
+  "/ledger",
+  "LEDGER_EVENT",
+  "/deliveries",
+  "/quarantine",
+  "/retention",
+  "/audit",
+];
 const ROLES = [
   { role: "platform-admin", email: USERS.platformAdmin, pages: [...staffPages, "/users", "/settings"] },
   { role: "support", email: USERS.support, pages: staffPages },
@@ -25,21 +35,37 @@ type Problem = string;
 async function unreachableButtons(page: Page): Promise<Problem[]> {
   return page.evaluate(() => {
     const problems: string[] = [];
-    const buttons = [...document.querySelectorAll<HTMLElement>("main button, main a[class*='inline-flex'], header button, [role=status] button")];
+    const buttons = [
+      ...document.querySelectorAll<HTMLElement>(
+        "main button, main a[class*='inline-flex'], header button, [role=status] button",
+      ),
+    ];
     for (const button of buttons) {
       if (!button.checkVisibility({ visibilityProperty: true })) continue; // inside a closed <details> and the like
       button.scrollIntoView({ block: "center", inline: "nearest" });
       const rect = button.getBoundingClientRect();
       const name = `${button.tagName.toLowerCase()} "${(button.textContent ?? "").trim().slice(0, 40)}"`;
-      if (rect.left < -1 || rect.right > window.innerWidth + 1 || rect.top < -1 || rect.bottom > window.innerHeight + 1) {
-        problems.push(`${name} outside the viewport (${Math.round(rect.left)}..${Math.round(rect.right)} of ${window.innerWidth})`);
+      if (
+        rect.left < -1 ||
+        rect.right > window.innerWidth + 1 ||
+        rect.top < -1 ||
+        rect.bottom > window.innerHeight + 1
+      ) {
+        problems.push(
+          `${name} outside the viewport (${Math.round(rect.left)}..${Math.round(rect.right)} of ${window.innerWidth})`,
+        );
         continue;
       }
       for (let parent = button.parentElement; parent && parent !== document.body; parent = parent.parentElement) {
         const style = getComputedStyle(parent);
         if (style.overflowX === "visible" && style.overflowY === "visible") continue;
         const box = parent.getBoundingClientRect();
-        if (rect.left < box.left - 1 || rect.right > box.right + 1 || rect.top < box.top - 1 || rect.bottom > box.bottom + 1) {
+        if (
+          rect.left < box.left - 1 ||
+          rect.right > box.right + 1 ||
+          rect.top < box.top - 1 ||
+          rect.bottom > box.bottom + 1
+        ) {
           problems.push(`${name} clipped by a scrolling ${parent.tagName.toLowerCase()}`);
           break;
         }
@@ -54,19 +80,30 @@ async function checkPage(page: Page, label: string): Promise<Problem[]> {
   await expect(page.locator(".animate-pulse")).toHaveCount(0);
   await expect(page.locator("h1").first()).toBeVisible();
   const problems: Problem[] = [];
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   if (overflow > 1) problems.push(`document scrolls sideways by ${overflow} px`);
   problems.push(...(await unreachableButtons(page)));
   const axe = await new AxeBuilder({ page }).analyze();
   for (const violation of axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")) {
-    problems.push(`axe ${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")})`);
+    problems.push(
+      `axe ${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes
+        .map((n) => n.target.join(" "))
+        .slice(0, 3)
+        .join(", ")})`,
+    );
   }
   await page.screenshot({ path: `e2e/artifacts/layout/${label}.png`, fullPage: true });
   return problems.map((p) => `${label}: ${p}`);
 }
 
 async function newPage(browser: Browser, baseURL: string, viewport: (typeof VIEWPORTS)[number]) {
-  const context = await browser.newContext({ baseURL, viewport: { width: viewport.width, height: viewport.height }, ...(viewport.name === "phone" ? { isMobile: true, hasTouch: true } : {}) });
+  const context = await browser.newContext({
+    baseURL,
+    viewport: { width: viewport.width, height: viewport.height },
+    ...(viewport.name === "phone" ? { isMobile: true, hasTouch: true } : {}),
+  });
   return { context, page: await context.newPage() };
 }
 
@@ -82,7 +119,10 @@ test("the sign-in page fits both widths and passes axe", async ({ browser, baseU
 });
 
 for (const { role, email, pages } of ROLES) {
-  test(`${role}: every page fits 1280×800 and 390×844, buttons reachable, no serious axe violation`, async ({ browser, baseURL }) => {
+  test(`${role}: every page fits 1280×800 and 390×844, buttons reachable, no serious axe violation`, async ({
+    browser,
+    baseURL,
+  }) => {
     test.setTimeout(180_000);
     const problems: Problem[] = [];
     for (const viewport of VIEWPORTS) {

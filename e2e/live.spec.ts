@@ -27,7 +27,13 @@ test("a district page shows a new event and a revoke's confirmation without a re
   await markPage(page);
 
   // The provider announces a new key for this district.
-  const created = await deliverSigned(provider, { id: createdId, type: "key.created", tenantId: "district-4417", keyId, sequence: 1_000 + (stamp % 100_000) });
+  const created = await deliverSigned(provider, {
+    id: createdId,
+    type: "key.created",
+    tenantId: "district-4417",
+    keyId,
+    sequence: 1_000 + (stamp % 100_000),
+  });
   expect(created.body.outcome).toBe("applied");
   await expect(page.locator(`li[data-event-id="${createdId}"]`)).toBeVisible();
   const row = page.locator(`tr[data-key-id="${keyId}"]`);
@@ -38,16 +44,26 @@ test("a district page shows a new event and a revoke's confirmation without a re
   // Revoke it: the result is reported although the row's form is gone after the re-render.
   await row.getByRole("button", { name: "Revoke" }).click();
   await row.getByRole("button", { name: "Yes, revoke" }).click();
-  await expect(page.getByTestId("action-result").filter({ hasText: `Key ${keyId} revoked, awaiting provider confirmation.` })).toBeVisible();
+  await expect(
+    page.getByTestId("action-result").filter({ hasText: `Key ${keyId} revoked, awaiting provider confirmation.` }),
+  ).toBeVisible();
   await expect(row.getByTestId("revoke-state")).toHaveText("revoked, awaiting provider confirmation");
   await expect(row.getByRole("button", { name: "Revoke" })).toHaveCount(0);
   await screenshot(page, "live-revoke-awaiting");
   await markPage(page);
 
   // The provider's webhook confirms it; the open page shows "confirmed" by itself.
-  const confirmed = await deliverSigned(provider, { id: `evt_live_revoked_${stamp}`, type: "key.revoked", tenantId: "district-4417", keyId, sequence: 1_001 + (stamp % 100_000) });
+  const confirmed = await deliverSigned(provider, {
+    id: `evt_live_revoked_${stamp}`,
+    type: "key.revoked",
+    tenantId: "district-4417",
+    keyId,
+    sequence: 1_001 + (stamp % 100_000),
+  });
   expect(confirmed.body.outcome).toBe("applied");
-  await expect(page.locator(`li[data-event-id="evt_live_revoked_${stamp}"]`)).toContainText("the provider confirmed the revoke");
+  await expect(page.locator(`li[data-event-id="evt_live_revoked_${stamp}"]`)).toContainText(
+    "the provider confirmed the revoke",
+  );
   // A confirmed revoke is inactive: it moves into the collapsed list of inactive keys.
   const inactive = page.getByTestId("inactive-keys");
   await inactive.locator("summary").click();
@@ -67,7 +83,13 @@ test("support's open quarantine and deliveries pages show new items without a re
   await markPage(page);
   // Another district's key announced for district-0935: quarantined.
   const misrouted = `evt_live_misrouted_${stamp}`;
-  const answer = await deliverSigned(provider, { id: misrouted, type: "key.created", tenantId: "district-0935", keyId: "key_rc_02", sequence: 5_000 + (stamp % 100_000) });
+  const answer = await deliverSigned(provider, {
+    id: misrouted,
+    type: "key.created",
+    tenantId: "district-0935",
+    keyId: "key_rc_02",
+    sequence: 5_000 + (stamp % 100_000),
+  });
   expect(answer.body.outcome).toBe("quarantined");
   await expect(page.getByRole("link", { name: misrouted })).toBeVisible();
   await expectSameDocument(page);
@@ -76,7 +98,13 @@ test("support's open quarantine and deliveries pages show new items without a re
   await expect(page.getByRole("heading", { name: "Deliveries", exact: true })).toBeVisible();
   await markPage(page);
   const fresh = `evt_live_delivery_${stamp}`;
-  await deliverSigned(provider, { id: fresh, type: "key.created", tenantId: "district-0935", keyId: `key_live_d_${stamp}`, sequence: 6_000 + (stamp % 100_000) });
+  await deliverSigned(provider, {
+    id: fresh,
+    type: "key.created",
+    tenantId: "district-0935",
+    keyId: `key_live_d_${stamp}`,
+    sequence: 6_000 + (stamp % 100_000),
+  });
   await expect(page.locator(`[data-event-id="${fresh}"]`)).toBeVisible();
   await expectSameDocument(page);
   await provider.dispose();

@@ -41,7 +41,16 @@ test("a platform admin runs the readiness check and sees what is missing", async
 test("a gap in a district's sequence shows on its page and the overview", async ({ page, baseURL }) => {
   const api = await apiAs(baseURL!, null);
   for (const sequence of [1, 2, 5]) {
-    expect((await deliverSigned(api, { type: "key.revoked", tenantId: "district-7700", keyId: `key_gap_${sequence}`, sequence })).status).toBe(200);
+    expect(
+      (
+        await deliverSigned(api, {
+          type: "key.revoked",
+          tenantId: "district-7700",
+          keyId: `key_gap_${sequence}`,
+          sequence,
+        })
+      ).status,
+    ).toBe(200);
   }
   await signIn(page, USERS.support);
   await page.goto("/districts/district-7700");

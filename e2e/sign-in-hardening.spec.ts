@@ -23,14 +23,19 @@ test("an old session cookie is refused after sign-out, also in another browser",
 });
 
 test("/signin?error= shows only known codes; any other text becomes one generic sentence", async ({ page }) => {
-  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
     await page.setViewportSize(viewport);
     await page.goto(`/signin?error=${encodeURIComponent("Your account is locked. Call +1 555 0100 to unlock it.")}`);
     await expect(page.getByRole("alert").filter({ hasText: /\S/ })).toHaveText("Sign-in failed. Try again.");
     await expect(page.getByText("555 0100")).toHaveCount(0);
     await screenshot(page, `signin-unknown-error-${viewport.width}`);
     await page.goto("/signin?error=SignInUnavailable");
-    await expect(page.getByRole("alert").filter({ hasText: /\S/ })).toHaveText("Sign-in is unavailable right now. Try again in a moment.");
+    await expect(page.getByRole("alert").filter({ hasText: /\S/ })).toHaveText(
+      "Sign-in is unavailable right now. Try again in a moment.",
+    );
     await screenshot(page, `signin-unavailable-${viewport.width}`);
   }
 });

@@ -31,13 +31,23 @@ export async function apiAs(baseURL: string, email: string | null): Promise<APIR
   });
   expect(response.status(), `sign-in of ${email}`).toBeLessThan(400);
   const cookies = await context.storageState();
-  expect(cookies.cookies.some((c) => c.name.endsWith("keyhook.session")), `session cookie for ${email}`).toBe(true);
+  expect(
+    cookies.cookies.some((c) => c.name.endsWith("keyhook.session")),
+    `session cookie for ${email}`,
+  ).toBe(true);
   return context;
 }
 
-export async function deliverSigned(api: APIRequestContext, input: KeyEventInput): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function deliverSigned(
+  api: APIRequestContext,
+  input: KeyEventInput,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const event = buildKeyEvent(input);
-  const signed = signDelivery({ body: JSON.stringify(event), webhookId: String(event.id), secrets: [DEV_WEBHOOK_SECRET] });
+  const signed = signDelivery({
+    body: JSON.stringify(event),
+    webhookId: String(event.id),
+    secrets: [DEV_WEBHOOK_SECRET],
+  });
   const response = await api.post("/api/webhooks/keys", { headers: signed.headers, data: signed.body });
   return { status: response.status(), body: (await response.json()) as Record<string, unknown> };
 }

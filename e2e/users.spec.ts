@@ -16,7 +16,11 @@ async function signOut(page: Page) {
   await expect(page).toHaveURL(/\/signin/);
 }
 
-test("a platform admin creates a district admin, who sees only their district until disabled", async ({ page, browser, baseURL }) => {
+test("a platform admin creates a district admin, who sees only their district until disabled", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
   await signIn(page, USERS.platformAdmin);
   await openUsers(page);
   const createForm = page.locator("form").filter({ has: page.getByRole("button", { name: "Create user" }) });

@@ -37,7 +37,11 @@ export function createAppProcess(options: {
   const sessionSecret = randomBytes(32).toString("hex");
   let launcher: ChildProcess | null = null;
 
-  const healthy = () => fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false);
+  const healthy = () =>
+    fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(2_000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
 
   return {
     baseUrl,
@@ -66,7 +70,10 @@ export function createAppProcess(options: {
       launcher = child;
       const deadline = Date.now() + 90_000;
       for (;;) {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the app exited (${child.exitCode ?? child.signalCode}) before it was healthy; see ${options.logFile}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(
+            `the app exited (${child.exitCode ?? child.signalCode}) before it was healthy; see ${options.logFile}`,
+          );
         if (await healthy()) break;
         if (Date.now() > deadline) throw new Error(`the app was not healthy within 90 s; see ${options.logFile}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -90,7 +97,10 @@ export function createAppProcess(options: {
       const tree = processTree(child.pid).map((s) => s.pid);
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
       child.kill("SIGTERM");
-      const inTime = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 15_000))]);
+      const inTime = await Promise.race([
+        exited.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 15_000)),
+      ]);
       // Whatever is left (an orphaned next-server, the watchdog) goes the hard way.
       if (!inTime || !(await waitUntilGone(tree, 3_000))) {
         for (const pid of tree) killTree(pid);

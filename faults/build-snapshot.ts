@@ -38,7 +38,10 @@ async function completeBuild(log: (line: string) => void): Promise<string> {
   }
 }
 
-export async function snapshotProductionBuild(options: { dir: string; log: (line: string) => void }): Promise<{ appDir: string; buildId: string }> {
+export async function snapshotProductionBuild(options: {
+  dir: string;
+  log: (line: string) => void;
+}): Promise<{ appDir: string; buildId: string }> {
   const checkout = process.cwd();
   const appDir = path.resolve(options.dir);
   for (let attempt = 1; ; attempt++) {

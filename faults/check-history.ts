@@ -33,13 +33,29 @@ export type Figures = {
   /** Ledger rows for event ids the simulator never sent (nothing else writes to this database). */
   unexpectedClaims: number;
   ledgerOutcomes: Record<string, number>;
-  deliveries: { total: number; succeeded: number; answered503: number; connectionErrors: number; timeouts: number; lostResponses: number; otherFailures: number };
+  deliveries: {
+    total: number;
+    succeeded: number;
+    answered503: number;
+    connectionErrors: number;
+    timeouts: number;
+    lostResponses: number;
+    otherFailures: number;
+  };
   /** The app committed but the sender never got that answer: a later attempt was told "duplicate". */
   committedButUnanswered: { total: number; afterTimeout: number; afterConnectionError: number; after503: number };
-  examples: { lost: string[]; neverAcknowledged: string[]; appliedTwice: string[]; mismatches: string[]; answeredWithoutCommit: string[]; claimsWithoutReceipt: string[] };
+  examples: {
+    lost: string[];
+    neverAcknowledged: string[];
+    appliedTwice: string[];
+    mismatches: string[];
+    answeredWithoutCommit: string[];
+    claimsWithoutReceipt: string[];
+  };
 };
 
-type AttemptKind = "succeeded" | "lost_response" | "cut_after_2xx" | "http_503" | "http_other" | "timeout" | "connection" | "other";
+type AttemptKind =
+  "succeeded" | "lost_response" | "cut_after_2xx" | "http_503" | "http_other" | "timeout" | "connection" | "other";
 
 /** The dispatcher's error strings (simulator/dispatcher.ts) say what happened to an attempt. */
 export function classifyAttempt(attempt: ProviderDeliveryAttempt): AttemptKind {
@@ -68,9 +84,19 @@ const first = (ids: Iterable<string>) => [...ids].slice(0, 10);
 export function checkHistory(sentIds: string[], observations: Observations): Figures {
   const sent = new Set(sentIds);
   const attemptsByEvent = new Map<string, ProviderDeliveryAttempt[]>();
-  const deliveries = { total: 0, succeeded: 0, answered503: 0, connectionErrors: 0, timeouts: 0, lostResponses: 0, otherFailures: 0 };
+  const deliveries = {
+    total: 0,
+    succeeded: 0,
+    answered503: 0,
+    connectionErrors: 0,
+    timeouts: 0,
+    lostResponses: 0,
+    otherFailures: 0,
+  };
   for (const attempt of observations.attempts) {
-    (attemptsByEvent.get(attempt.eventId) ?? attemptsByEvent.set(attempt.eventId, []).get(attempt.eventId)!).push(attempt);
+    (attemptsByEvent.get(attempt.eventId) ?? attemptsByEvent.set(attempt.eventId, []).get(attempt.eventId)!).push(
+      attempt,
+    );
     deliveries.total++;
     const kind = classifyAttempt(attempt);
     if (kind === "succeeded") deliveries.succeeded++;
@@ -101,15 +127,21 @@ export function checkHistory(sentIds: string[], observations: Observations): Fig
     attempts.sort((a, b) => a.attempt - b.attempt);
     const kinds = attempts.map(classifyAttempt);
     if (kinds.includes("succeeded")) acknowledged.add(eventId);
-    if (kinds.some((k) => k === "succeeded" || k === "lost_response" || k === "cut_after_2xx")) answered2xx.add(eventId);
+    if (kinds.some((k) => k === "succeeded" || k === "lost_response" || k === "cut_after_2xx"))
+      answered2xx.add(eventId);
     // The first answer the sender really got was "duplicate": an earlier attempt committed and
     // its answer died on the way (a SIGKILL after the commit, a held-back response, a restart).
     const firstAnswer = kinds.findIndex((k) => k === "succeeded" || k === "lost_response");
-    if (firstAnswer > 0 && kinds[firstAnswer] === "succeeded" && outcomeOf(attempts[firstAnswer]!.responseExcerpt) === "duplicate") {
+    if (
+      firstAnswer > 0 &&
+      kinds[firstAnswer] === "succeeded" &&
+      outcomeOf(attempts[firstAnswer]!.responseExcerpt) === "duplicate"
+    ) {
       const before = kinds.slice(0, firstAnswer);
       committedButUnanswered.total++;
       if (before.includes("timeout")) committedButUnanswered.afterTimeout++;
-      else if (before.includes("connection") || before.includes("cut_after_2xx")) committedButUnanswered.afterConnectionError++;
+      else if (before.includes("connection") || before.includes("cut_after_2xx"))
+        committedButUnanswered.afterConnectionError++;
       else if (before.includes("http_503")) committedButUnanswered.after503++;
     }
   }
@@ -126,19 +158,25 @@ export function checkHistory(sentIds: string[], observations: Observations): Fig
 
   // Final state: every key on either side, compared by id, tenant and status.
   const expected = new Map<string, { tenantId: string; status: string }>();
-  for (const tenant of observations.truth) for (const key of tenant.keys) expected.set(key.id, { tenantId: tenant.id, status: key.status });
+  for (const tenant of observations.truth)
+    for (const key of tenant.keys) expected.set(key.id, { tenantId: tenant.id, status: key.status });
   const actual = new Map(observations.keys.map((k) => [k.id, { tenantId: k.tenantId, status: k.status }]));
   const mismatches: string[] = [];
   for (const id of new Set([...expected.keys(), ...actual.keys()])) {
     const want = expected.get(id);
     const got = actual.get(id);
     if (want?.status !== got?.status || want?.tenantId !== got?.tenantId) {
-      mismatches.push(`${id}: provider ${want ? `${want.tenantId}/${want.status}` : "none"}, app ${got ? `${got.tenantId}/${got.status}` : "none"}`);
+      mismatches.push(
+        `${id}: provider ${want ? `${want.tenantId}/${want.status}` : "none"}, app ${got ? `${got.tenantId}/${got.status}` : "none"}`,
+      );
     }
   }
   const activePerTenant = new Map<string, number>();
-  for (const key of observations.keys) if (key.status === "active") activePerTenant.set(key.tenantId, (activePerTenant.get(key.tenantId) ?? 0) + 1);
-  const severalActive = [...activePerTenant].filter(([, n]) => n > 1).map(([tenant, n]) => `${tenant}: ${n} active keys`);
+  for (const key of observations.keys)
+    if (key.status === "active") activePerTenant.set(key.tenantId, (activePerTenant.get(key.tenantId) ?? 0) + 1);
+  const severalActive = [...activePerTenant]
+    .filter(([, n]) => n > 1)
+    .map(([tenant, n]) => `${tenant}: ${n} active keys`);
 
   return {
     sent: sent.size,
@@ -174,7 +212,8 @@ export function violations(figures: Figures): string[] {
   if (figures.appliedTwice > 0) found.push(`${figures.appliedTwice} events were applied twice`);
   if (figures.finalStateMismatches > 0) found.push(`${figures.finalStateMismatches} final-state mismatches`);
   if (figures.neverAcknowledged > 0) found.push(`${figures.neverAcknowledged} events were never acknowledged`);
-  if (figures.answeredWithoutCommit > 0) found.push(`${figures.answeredWithoutCommit} events were answered 2xx without a commit`);
+  if (figures.answeredWithoutCommit > 0)
+    found.push(`${figures.answeredWithoutCommit} events were answered 2xx without a commit`);
   if (figures.claimsWithoutReceipt > 0) found.push(`${figures.claimsWithoutReceipt} claims have no receipt`);
   if (figures.unexpectedClaims > 0) found.push(`${figures.unexpectedClaims} ledger rows for events never sent`);
   return found;

@@ -16,28 +16,42 @@ export type Observations = {
   keys: { id: string; tenantId: string; status: string }[];
 };
 
-export async function collectObservations(options: { simUrl: string; hookId: string; databaseUrl: string }): Promise<Observations> {
+export async function collectObservations(options: {
+  simUrl: string;
+  hookId: string;
+  databaseUrl: string;
+}): Promise<Observations> {
   const client = createProviderClient({ baseUrl: options.simUrl, apiKey: DEV_PROVIDER_API_KEY });
   const attempts: ProviderDeliveryAttempt[] = [];
   let cursor: string | null = null;
   do {
-    const page: { items: ProviderDeliveryAttempt[]; nextCursor: string | null } = await client.listDeliveries({ hookId: options.hookId, cursor, limit: 250 });
+    const page: { items: ProviderDeliveryAttempt[]; nextCursor: string | null } = await client.listDeliveries({
+      hookId: options.hookId,
+      cursor,
+      limit: 250,
+    });
     attempts.push(...page.items);
     cursor = page.nextCursor;
   } while (cursor);
 
-  const truthResponse = await fetch(`${options.simUrl}/_sim/truth`, { headers: { authorization: `Bearer ${DEV_PROVIDER_API_KEY}` } });
+  const truthResponse = await fetch(`${options.simUrl}/_sim/truth`, {
+    headers: { authorization: `Bearer ${DEV_PROVIDER_API_KEY}` },
+  });
   if (!truthResponse.ok) throw new Error(`GET /_sim/truth → ${truthResponse.status}`);
   const truth = ((await truthResponse.json()) as { tenants: TruthTenant[] }).tenants;
 
   const db = new pg.Client({ connectionString: options.databaseUrl });
   await db.connect();
   try {
-    const ledger = await db.query<Observations["ledger"][number]>(`SELECT event_id AS "eventId", tenant_id AS "tenantId", outcome FROM processed_events`);
+    const ledger = await db.query<Observations["ledger"][number]>(
+      `SELECT event_id AS "eventId", tenant_id AS "tenantId", outcome FROM processed_events`,
+    );
     const receipts = await db.query<Observations["receipts"][number]>(
       `SELECT event_id AS "eventId", status, outcome, count(*)::int AS count FROM receipts GROUP BY event_id, status, outcome`,
     );
-    const keys = await db.query<Observations["keys"][number]>(`SELECT id, tenant_id AS "tenantId", status FROM api_keys`);
+    const keys = await db.query<Observations["keys"][number]>(
+      `SELECT id, tenant_id AS "tenantId", status FROM api_keys`,
+    );
     return { attempts, truth, ledger: ledger.rows, receipts: receipts.rows, keys: keys.rows };
   } finally {
     await db.end();

@@ -19,7 +19,11 @@ export type DatabaseServer = {
   stop(): Promise<void>;
 };
 
-export async function startDatabaseServer(options: { dataDir: string; port: number; onUnexpectedExit: (reason: string) => void }): Promise<DatabaseServer> {
+export async function startDatabaseServer(options: {
+  dataDir: string;
+  port: number;
+  onUnexpectedExit: (reason: string) => void;
+}): Promise<DatabaseServer> {
   let stopping = false;
   const start = () =>
     startEmbeddedPostgres({
@@ -50,7 +54,8 @@ export async function startDatabaseServer(options: { dataDir: string; port: numb
       stopping = true;
       if (mode === "immediate" && server.pid) {
         process.kill(server.pid, "SIGQUIT");
-        if (!(await waitForProcessExit(server.pid, 10_000))) throw new Error(`PostgreSQL (pid ${server.pid}) survived SIGQUIT`);
+        if (!(await waitForProcessExit(server.pid, 10_000)))
+          throw new Error(`PostgreSQL (pid ${server.pid}) survived SIGQUIT`);
       } else {
         await server.stop();
       }

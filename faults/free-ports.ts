@@ -9,6 +9,9 @@ export async function assertPortsFree(ports: Record<string, number>): Promise<vo
       probe.once("error", () => resolve(false));
       probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
     });
-    if (!free) throw new Error(`port ${port} (${name}) is in use; a previous run may have been killed hard: see \`ss -ltnp | grep ${port}\``);
+    if (!free)
+      throw new Error(
+        `port ${port} (${name}) is in use; a previous run may have been killed hard: see \`ss -ltnp | grep ${port}\``,
+      );
   }
 }

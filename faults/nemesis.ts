@@ -5,7 +5,11 @@
 import type { AppProcess } from "./app-process";
 import type { DatabaseServer } from "./database-server";
 
-export type FaultRecord = { atMs: number; kind: "app-killed" | "app-started" | "pg-restarted"; detail: Record<string, number> };
+export type FaultRecord = {
+  atMs: number;
+  kind: "app-killed" | "app-started" | "pg-restarted";
+  detail: Record<string, number>;
+};
 
 export type Nemesis = {
   records: FaultRecord[];
@@ -36,7 +40,8 @@ export function startNemesis(options: {
   const stopping = new AbortController();
   let exclusive = Promise.resolve();
   const elapsed = () => Math.round(performance.now() - started);
-  const record = (kind: FaultRecord["kind"], detail: Record<string, number>) => records.push({ atMs: elapsed(), kind, detail });
+  const record = (kind: FaultRecord["kind"], detail: Record<string, number>) =>
+    records.push({ atMs: elapsed(), kind, detail });
 
   /** Runs one fault at a time; a fault in progress finishes even when the nemesis is stopped. */
   const oneAtATime = (work: () => Promise<void>) => {
@@ -97,7 +102,9 @@ export function startNemesis(options: {
       await oneAtATime(async () => {
         const { downMs } = await options.database.restart({ downMs: options.pgDownMs, mode });
         record("pg-restarted", { downMs, crashed: mode === "immediate" ? 1 : 0 });
-        options.log(`PostgreSQL ${mode === "immediate" ? "crashed (SIGQUIT) and restarted" : "restarted (fast shutdown)"}; down ${downMs} ms`);
+        options.log(
+          `PostgreSQL ${mode === "immediate" ? "crashed (SIGQUIT) and restarted" : "restarted (fast shutdown)"}; down ${downMs} ms`,
+        );
       });
     }
   };

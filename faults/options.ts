@@ -62,7 +62,15 @@ const FULL = {
 
 // CI: 50 s of faults — about eight kills and two PostgreSQL restarts (a crash, an orderly one) —
 // then the drain: under two minutes on 2 cores.
-const QUICK: Partial<typeof FULL> = { events: 500, tenants: 20, rate: 10, killMinMs: 4_000, killMaxMs: 8_000, pgRestarts: 2, drainTimeoutMs: 120_000 };
+const QUICK: Partial<typeof FULL> = {
+  events: 500,
+  tenants: 20,
+  rate: 10,
+  killMinMs: 4_000,
+  killMaxMs: 8_000,
+  pgRestarts: 2,
+  drainTimeoutMs: 120_000,
+};
 
 const FLAGS = {
   events: "FAULTS_EVENTS",
@@ -90,7 +98,9 @@ const FLAGS = {
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
-export const USAGE = `usage: npm run test:faults -- [--quick] ${Object.keys(FLAGS).map((f) => `[--${f} N]`).join(" ")}
+export const USAGE = `usage: npm run test:faults -- [--quick] ${Object.keys(FLAGS)
+  .map((f) => `[--${f} N]`)
+  .join(" ")}
   (each flag also reads from its environment variable, e.g. ${FLAGS.events}=500)`;
 
 export function readFaultRunOptions(argv: string[], env: Record<string, string | undefined>): FaultRunOptions {
@@ -129,6 +139,7 @@ export function readFaultRunOptions(argv: string[], env: Record<string, string |
     const issue = parsed.error.issues[0]!;
     throw new Error(`invalid option ${String(issue.path[0])}: ${issue.message}\n${USAGE}`);
   }
-  if (parsed.data.killMaxMs < parsed.data.killMinMs) throw new Error("invalid option killMaxMs: must be at least killMinMs");
+  if (parsed.data.killMaxMs < parsed.data.killMinMs)
+    throw new Error("invalid option killMaxMs: must be at least killMinMs");
   return parsed.data;
 }

@@ -20,10 +20,20 @@ export function formatTable(summary: RunSummary): string {
   const rows: [string, string | number, string][] = [
     ["sent", f.sent, ""],
     ["acknowledged", f.acknowledged, ""],
-    ["applied", f.applied, `ledger ${Object.entries(f.ledgerOutcomes).map(([k, v]) => `${k} ${v}`).join(", ")}`],
+    [
+      "applied",
+      f.applied,
+      `ledger ${Object.entries(f.ledgerOutcomes)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")}`,
+    ],
     ["lost", f.lost, mark(f.lost)],
     ["applied twice", f.appliedTwice, mark(f.appliedTwice)],
-    ["final-state mismatches", f.finalStateMismatches, `${mark(f.finalStateMismatches)} (keys ${f.keyMismatches}, tenants with >1 active ${f.tenantsWithSeveralActiveKeys})`],
+    [
+      "final-state mismatches",
+      f.finalStateMismatches,
+      `${mark(f.finalStateMismatches)} (keys ${f.keyMismatches}, tenants with >1 active ${f.tenantsWithSeveralActiveKeys})`,
+    ],
     ["never acknowledged", f.neverAcknowledged, mark(f.neverAcknowledged)],
     ["2xx without commit", f.answeredWithoutCommit, mark(f.answeredWithoutCommit)],
     ["claims without receipt", f.claimsWithoutReceipt, mark(f.claimsWithoutReceipt)],

@@ -29,7 +29,8 @@ import { startSlowResponseProxy } from "./slow-response-proxy";
 import { emitPaced } from "./workload";
 
 const runStarted = performance.now();
-const log = (line: string) => console.log(`faults [${((performance.now() - runStarted) / 1000).toFixed(1).padStart(6)} s] ${line}`);
+const log = (line: string) =>
+  console.log(`faults [${((performance.now() - runStarted) / 1000).toFixed(1).padStart(6)} s] ${line}`);
 
 let options: ReturnType<typeof readFaultRunOptions>;
 try {
@@ -44,9 +45,11 @@ const cleanups: (() => Promise<unknown>)[] = [];
 let cleaning: Promise<void> | null = null;
 const cleanUp = () =>
   (cleaning ??= (async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => console.error(`faults: cleanup: ${String(error)}`));
+    for (const cleanup of cleanups.reverse())
+      await cleanup().catch((error: unknown) => console.error(`faults: cleanup: ${String(error)}`));
   })());
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void cleanUp().then(() => process.exit(130)));
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => void cleanUp().then(() => process.exit(130)));
 
 async function main(): Promise<number> {
   await assertPortsFree({ app: options.appPort, simulator: options.simPort, proxy: options.proxyPort });
@@ -59,8 +62,10 @@ async function main(): Promise<number> {
   const logFile = path.join(root, "app.log");
   writeFileSync(logFile, "");
   const random = seededRandom(options.seed);
-  log(`seed ${options.seed}: ${options.events} events, ${options.tenants} tenants, ${options.rate}/s; ` +
-    `kill every ${options.killMinMs}–${options.killMaxMs} ms, ${options.pgRestarts} PostgreSQL restarts, ${options.slowResponseRate * 100}% responses held`);
+  log(
+    `seed ${options.seed}: ${options.events} events, ${options.tenants} tenants, ${options.rate}/s; ` +
+      `kill every ${options.killMinMs}–${options.killMaxMs} ms, ${options.pgRestarts} PostgreSQL restarts, ${options.slowResponseRate * 100}% responses held`,
+  );
 
   const database = await startDatabaseServer({
     dataDir: path.join(root, "postgres"),
@@ -70,7 +75,13 @@ async function main(): Promise<number> {
   cleanups.push(() => database.stop());
   await installCommitSignal(database.databaseUrl);
 
-  const app = createAppProcess({ port: options.appPort, databaseUrl: database.databaseUrl, webhookSecret: DEV_WEBHOOK_SECRET, logFile, appDir });
+  const app = createAppProcess({
+    port: options.appPort,
+    databaseUrl: database.databaseUrl,
+    webhookSecret: DEV_WEBHOOK_SECRET,
+    logFile,
+    appDir,
+  });
   cleanups.push(() => app.stop());
   const firstBoot = await app.start();
   log(`app started (${firstBoot.bootMs} ms)`);
@@ -97,7 +108,10 @@ async function main(): Promise<number> {
   });
   cleanups.push(() => sim.kill("SIGTERM"));
   const client = createProviderClient({ baseUrl: sim.url, apiKey: DEV_PROVIDER_API_KEY });
-  const { hookId } = await client.registerWebhook({ url: `http://127.0.0.1:${proxy.port}/api/webhooks/keys`, idempotencyKey: `faults-${options.seed}` });
+  const { hookId } = await client.registerWebhook({
+    url: `http://127.0.0.1:${proxy.port}/api/webhooks/keys`,
+    idempotencyKey: `faults-${options.seed}`,
+  });
   await sim.setFaults({
     duplicateRate: options.duplicateRate,
     reorderRate: options.reorderRate,
@@ -106,9 +120,27 @@ async function main(): Promise<number> {
   });
 
   const windowMs = (options.events / options.rate) * 1000;
-  const nemesis = startNemesis({ app, database, random, killMinMs: options.killMinMs, killMaxMs: options.killMaxMs, pgRestarts: options.pgRestarts, pgDownMs: options.pgDownMs, windowMs, nextDelivery: () => proxy.nextRequest(), nextCommit: (timeoutMs) => nextCommit(database.databaseUrl, timeoutMs), log });
+  const nemesis = startNemesis({
+    app,
+    database,
+    random,
+    killMinMs: options.killMinMs,
+    killMaxMs: options.killMaxMs,
+    pgRestarts: options.pgRestarts,
+    pgDownMs: options.pgDownMs,
+    windowMs,
+    nextDelivery: () => proxy.nextRequest(),
+    nextCommit: (timeoutMs) => nextCommit(database.databaseUrl, timeoutMs),
+    log,
+  });
   const emitStarted = performance.now();
-  const sentIds = await emitPaced({ sim, events: options.events, tenants: options.tenants, ratePerSecond: options.rate, shouldStop: () => nemesis.failure() !== null });
+  const sentIds = await emitPaced({
+    sim,
+    events: options.events,
+    tenants: options.tenants,
+    ratePerSecond: options.rate,
+    shouldStop: () => nemesis.failure() !== null,
+  });
   const emitMs = Math.round(performance.now() - emitStarted);
   log(`emitted ${sentIds.length} events in ${(emitMs / 1000).toFixed(1)} s; stopping the nemesis`);
   // Throws when the app could not be brought back: then there is nothing to check.
@@ -125,17 +157,24 @@ async function main(): Promise<number> {
     }
     if (performance.now() - lastReport > 10_000) {
       lastReport = performance.now();
-      log(`draining: ${stats.messages.succeeded} delivered, ${stats.messages.pending} pending, ${stats.queued} queued, ${stats.messages.failed} failed`);
+      log(
+        `draining: ${stats.messages.succeeded} delivered, ${stats.messages.pending} pending, ${stats.queued} queued, ${stats.messages.failed} failed`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
     stats = await sim.stats();
   }
   const drainMs = Math.round(performance.now() - drainStarted);
-  log(`drained in ${(drainMs / 1000).toFixed(1)} s: ${stats.messages.succeeded} delivered, ${stats.messages.failed} failed; checking`);
+  log(
+    `drained in ${(drainMs / 1000).toFixed(1)} s: ${stats.messages.succeeded} delivered, ${stats.messages.failed} failed; checking`,
+  );
 
   const observations = await collectObservations({ simUrl: sim.url, hookId, databaseUrl: database.databaseUrl });
   const figures = checkHistory(sentIds, observations);
-  const boots = [firstBoot.bootMs, ...nemesis.records.filter((r) => r.kind === "app-started").map((r) => r.detail.bootMs!)];
+  const boots = [
+    firstBoot.bootMs,
+    ...nemesis.records.filter((r) => r.kind === "app-started").map((r) => r.detail.bootMs!),
+  ];
   const summary: RunSummary = {
     options,
     figures,
@@ -145,19 +184,30 @@ async function main(): Promise<number> {
       heldResponses: proxy.stats().heldResponses,
       records: nemesis.records,
     },
-    simulator: { duplicates: stats.attempts.duplicate, reordered: stats.attempts.reordered, lostResponses: stats.attempts.lost_response },
-    timings: { emitMs, drainMs, totalMs: Math.round(performance.now() - runStarted), meanBootMs: Math.round(boots.reduce((a, b) => a + b, 0) / boots.length) },
+    simulator: {
+      duplicates: stats.attempts.duplicate,
+      reordered: stats.attempts.reordered,
+      lostResponses: stats.attempts.lost_response,
+    },
+    timings: {
+      emitMs,
+      drainMs,
+      totalMs: Math.round(performance.now() - runStarted),
+      meanBootMs: Math.round(boots.reduce((a, b) => a + b, 0) / boots.length),
+    },
     violations: [],
   };
   summary.violations = violations(figures);
-  if (summary.faults.appKills === 0 && options.killMaxMs > 0) summary.violations.push("no app kill happened: the run was too short for the kill interval");
+  if (summary.faults.appKills === 0 && options.killMaxMs > 0)
+    summary.violations.push("no app kill happened: the run was too short for the kill interval");
 
   console.log(`\n${formatTable(summary)}`);
   const file = writeResults(summary);
   console.log(`written to ${file} and a line in bench/results/history.ndjson`);
   if (summary.violations.length > 0) {
     console.log(`\nFAILED: ${summary.violations.join("; ")}`);
-    for (const [kind, ids] of Object.entries(figures.examples)) if (ids.length > 0) console.log(`  ${kind}: ${ids.join(", ")}`);
+    for (const [kind, ids] of Object.entries(figures.examples))
+      if (ids.length > 0) console.log(`  ${kind}: ${ids.join(", ")}`);
     return 1;
   }
   console.log("\nPASSED: nothing lost, nothing applied twice, every key matches the provider");
@@ -168,7 +218,9 @@ let code: number;
 try {
   code = await main();
 } catch (error) {
-  console.error(`faults: the harness failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  console.error(
+    `faults: the harness failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
   code = 2;
 }
 await cleanUp();

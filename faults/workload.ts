@@ -18,7 +18,10 @@ export async function emitPaced(options: {
   const started = performance.now();
   while (ids.length < options.events && !options.shouldStop()) {
     // Catch up to the pace (a slow tick emits more next time), never past the total.
-    const due = Math.min(options.events, Math.floor(((performance.now() - started) / 1000) * options.ratePerSecond) + 1);
+    const due = Math.min(
+      options.events,
+      Math.floor(((performance.now() - started) / 1000) * options.ratePerSecond) + 1,
+    );
     const count = due - ids.length;
     if (count > 0) {
       const emitted = await options.sim.control<{ emitted: number; event_ids: string[] }>("POST", "/_sim/emit", {

@@ -15,26 +15,32 @@ export type DbOrTx = PrismaClient | Tx;
 function createClient(): PrismaClient {
   const { DATABASE_URL, DATABASE_POOL_SIZE } = env();
   if (!DATABASE_URL) {
-    throw new AppError("invalid_setting", "invalid setting DATABASE_URL: is not set (start the app with `npm run dev` or `npm start`, which provide one)");
+    throw new AppError(
+      "invalid_setting",
+      "invalid setting DATABASE_URL: is not set (start the app with `npm run dev` or `npm start`, which provide one)",
+    );
   }
   const pooled = isPooledUrl(DATABASE_URL);
-  const adapter = new PrismaPg({
-    connectionString: driverUrl(DATABASE_URL),
-    max: DATABASE_POOL_SIZE,
-    connectionTimeoutMillis: 3_000,
-    // No startup `options` and no session SET: a transaction-mode pooler refuses the one and
-    // loses the other. What the ingest transaction needs (READ COMMITTED, lock_timeout,
-    // idle_in_transaction_session_timeout) it sets itself, transaction-locally, inside the one
-    // statement it runs (keyhook_ingest, prisma/sql/keyhook_ingest.sql).
-  }, {
-    // Named (prepared) statements: PostgreSQL parses and plans each distinct statement once per
-    // connection instead of on every execution. Measured on the ingest path: +15 % events/s at
-    // 8 connections (986 vs 860/s, three alternating runs of bench:ingest). Only on a direct
-    // connection: through a transaction-mode pooler a name prepared on one server connection is
-    // missing on the next (26000) or already taken there by another client (42P05), so pooled
-    // statements stay unnamed (bench/pooler.ts measures the difference).
-    statementNameGenerator: pooled ? undefined : preparedStatementNames(),
-  });
+  const adapter = new PrismaPg(
+    {
+      connectionString: driverUrl(DATABASE_URL),
+      max: DATABASE_POOL_SIZE,
+      connectionTimeoutMillis: 3_000,
+      // No startup `options` and no session SET: a transaction-mode pooler refuses the one and
+      // loses the other. What the ingest transaction needs (READ COMMITTED, lock_timeout,
+      // idle_in_transaction_session_timeout) it sets itself, transaction-locally, inside the one
+      // statement it runs (keyhook_ingest, prisma/sql/keyhook_ingest.sql).
+    },
+    {
+      // Named (prepared) statements: PostgreSQL parses and plans each distinct statement once per
+      // connection instead of on every execution. Measured on the ingest path: +15 % events/s at
+      // 8 connections (986 vs 860/s, three alternating runs of bench:ingest). Only on a direct
+      // connection: through a transaction-mode pooler a name prepared on one server connection is
+      // missing on the next (26000) or already taken there by another client (42P05), so pooled
+      // statements stay unnamed (bench/pooler.ts measures the difference).
+      statementNameGenerator: pooled ? undefined : preparedStatementNames(),
+    },
+  );
   return new PrismaClient({ adapter });
 }
 

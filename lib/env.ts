@@ -43,7 +43,10 @@ const schema = z
      */
     DIRECT_DATABASE_URL: z.preprocess(
       (v) => (v === "" ? undefined : v),
-      z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL").optional(),
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL")
+        .optional(),
     ),
     DATABASE_POOL_SIZE: intSetting(1, 200).default(10),
     /** How long a starting replica waits for another one's migrations before giving up. */
@@ -76,10 +79,16 @@ const schema = z
     /** The self-hosted worker's nightly purge hour (UTC). */
     PURGE_HOUR_UTC: intSetting(0, 23).default(3),
     /** Bearer secret of /api/cron/purge; unset: the route answers 503 "not configured". */
-    CRON_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(16, "must be at least 16 characters").optional()),
+    CRON_SECRET: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z.string().min(16, "must be at least 16 characters").optional(),
+    ),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     /** Bearer token for GET /api/metrics; unset → the endpoint answers 404. */
-    METRICS_TOKEN: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(16, "must be at least 16 characters").optional()),
+    METRICS_TOKEN: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z.string().min(16, "must be at least 16 characters").optional(),
+    ),
     PROVIDER_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).default(DEFAULT_PROVIDER_URL),
     PROVIDER_API_KEY: z.string().min(8, "must be at least 8 characters").default(DEV_PROVIDER_API_KEY),
     /** Per HTTP call to the provider; the client retries 429/5xx on top of it. */
@@ -95,11 +104,20 @@ const schema = z
     /** After this many attempts a row is marked failed for a human to look at. */
     OUTBOX_MAX_ATTEMPTS: intSetting(1, 1_000).default(12),
     /** Signs and encrypts the dashboard session (next-auth). Required in production. */
-    NEXTAUTH_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32, "must be at least 32 characters").optional()),
+    NEXTAUTH_SECRET: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z.string().min(32, "must be at least 32 characters").optional(),
+    ),
     /** The dashboard's public URL; https:// turns on Secure, __Host- session cookies. */
-    NEXTAUTH_URL: z.preprocess((v) => (v === "" ? undefined : v), z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional()),
+    NEXTAUTH_URL: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
+    ),
     /** Single sign-on: set all three to offer "Sign in with <OIDC_NAME>" (users must already exist). */
-    OIDC_ISSUER: z.preprocess((v) => (v === "" ? undefined : v), z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional()),
+    OIDC_ISSUER: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
+    ),
     OIDC_CLIENT_ID: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
     OIDC_CLIENT_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().optional()),
     OIDC_NAME: z.string().min(1).max(60).default("SSO"),
@@ -124,7 +142,10 @@ const schema = z
     /** SIGTERM: how long a replica waits for the requests in flight before it closes its pools and exits. */
     SHUTDOWN_DRAIN_MS: intSetting(100, 600_000).default(10_000),
     /** OpenTelemetry: base URL of an OTLP/HTTP collector (traces go to <url>/v1/traces); unset: no tracing. */
-    OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess((v) => (v === "" ? undefined : v), z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional()),
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
+    ),
     /** The service.name of the exported spans. */
     OTEL_SERVICE_NAME: z.string().min(1).max(100).default("keyhook"),
     /** Launcher: where the embedded PostgreSQL keeps its data and listens (when DATABASE_URL is unset). */
@@ -143,14 +164,26 @@ const schema = z
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === "production" && !env.NEXTAUTH_SECRET && env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
-      ctx.addIssue({ code: "custom", path: ["NEXTAUTH_SECRET"], message: "is required in production (32+ random characters)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["NEXTAUTH_SECRET"],
+        message: "is required in production (32+ random characters)",
+      });
     }
     const oidc = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET].filter(Boolean).length;
     if (oidc !== 0 && oidc !== 3) {
-      ctx.addIssue({ code: "custom", path: ["OIDC_ISSUER"], message: "OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["OIDC_ISSUER"],
+        message: "OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together",
+      });
     }
     if (env.NODE_ENV === "production" && !env.WEBHOOK_SECRETS && env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
-      ctx.addIssue({ code: "custom", path: ["WEBHOOK_SECRETS"], message: "is required in production (one or more whsec_… secrets)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["WEBHOOK_SECRETS"],
+        message: "is required in production (one or more whsec_… secrets)",
+      });
     }
     if (env.SHUTDOWN_DRAIN_MS <= env.INGEST_TX_TIMEOUT_MS) {
       ctx.addIssue({
@@ -163,7 +196,11 @@ const schema = z
       ctx.addIssue({ code: "custom", path: ["DIRECT_DATABASE_URL"], message: POOLED_WITHOUT_DIRECT });
     }
     if (env.DIRECT_DATABASE_URL && isPooledUrl(env.DIRECT_DATABASE_URL)) {
-      ctx.addIssue({ code: "custom", path: ["DIRECT_DATABASE_URL"], message: "must reach PostgreSQL itself, not a pooler (remove pgbouncer=true)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["DIRECT_DATABASE_URL"],
+        message: "must reach PostgreSQL itself, not a pooler (remove pgbouncer=true)",
+      });
     }
     const windowHours = env.RETENTION_DAYS * 24;
     const needed = env.PROVIDER_RETRY_HORIZON_HOURS + env.RETENTION_MARGIN_HOURS;

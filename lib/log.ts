@@ -27,7 +27,10 @@ export const log = {
 export function describeError(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
-    return `${error.name}${code ? ` ${String(code)}` : ""}: ${error.message.split("\n").filter(Boolean).slice(-1)[0] ?? ""}`.slice(0, 500);
+    return `${error.name}${code ? ` ${String(code)}` : ""}: ${error.message.split("\n").filter(Boolean).slice(-1)[0] ?? ""}`.slice(
+      0,
+      500,
+    );
   }
   return String(error).slice(0, 500);
 }

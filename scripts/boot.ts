@@ -19,12 +19,30 @@ import { DEMO_PASSWORD, DEMO_USERS } from "../lib/auth/demo-users";
 type Mode = "dev" | "start";
 
 /** Only what the launcher needs; lib/env.ts validates every setting and words the error. */
-function readBootConfig(mode: Mode): { port: number; databaseUrl?: string; directDatabaseUrl?: string; migrationLockTimeoutMs: number; dataDir?: string; pgPort?: number; seedDemo: boolean; env: Env } {
+function readBootConfig(mode: Mode): {
+  port: number;
+  databaseUrl?: string;
+  directDatabaseUrl?: string;
+  migrationLockTimeoutMs: number;
+  dataDir?: string;
+  pgPort?: number;
+  seedDemo: boolean;
+  env: Env;
+} {
   // The same .env files, in the same precedence, that Next will load for the app.
   nextEnv.loadEnvConfig(process.cwd(), mode === "dev", { info: () => {}, error: console.error });
   // Validated as Next will run: `next start` is production (WEBHOOK_SECRETS required).
   const env = parseEnv({ ...process.env, NODE_ENV: mode === "dev" ? "development" : "production" });
-  return { port: env.PORT, databaseUrl: env.DATABASE_URL, directDatabaseUrl: env.DIRECT_DATABASE_URL, migrationLockTimeoutMs: env.MIGRATION_LOCK_TIMEOUT_MS, dataDir: env.KEYHOOK_DATA_DIR, pgPort: env.KEYHOOK_PG_PORT, seedDemo: mode === "dev" || env.KEYHOOK_SEED_DEMO === "1", env };
+  return {
+    port: env.PORT,
+    databaseUrl: env.DATABASE_URL,
+    directDatabaseUrl: env.DIRECT_DATABASE_URL,
+    migrationLockTimeoutMs: env.MIGRATION_LOCK_TIMEOUT_MS,
+    dataDir: env.KEYHOOK_DATA_DIR,
+    pgPort: env.KEYHOOK_PG_PORT,
+    seedDemo: mode === "dev" || env.KEYHOOK_SEED_DEMO === "1",
+    env,
+  };
 }
 
 const mode: Mode = process.argv[2] === "dev" || process.argv[2] === "start" ? process.argv[2] : usage();
@@ -84,7 +102,11 @@ async function boot(): Promise<void> {
 
   const childEnv = { ...process.env, DATABASE_URL: database.databaseUrl, NEXT_TELEMETRY_DISABLED: "1" };
   if (config.seedDemo && existsSync("scripts/seed.ts") && !shuttingDown) {
-    const code = await runToEnd(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/seed.ts"], childEnv);
+    const code = await runToEnd(
+      process.execPath,
+      ["--conditions=react-server", "--import", "tsx", "scripts/seed.ts"],
+      childEnv,
+    );
     if (code !== 0) throw new Error(`scripts/seed.ts exited with code ${code}`);
     printDemoUsers();
   }
@@ -92,7 +114,8 @@ async function boot(): Promise<void> {
 
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
   // Without the react-server condition: Next resolves React's server build where it needs it.
-  const serverArgs = mode === "dev" ? [nextBin, "dev", "-p", String(config.port)] : ["--import", "tsx", "scripts/serve.ts"];
+  const serverArgs =
+    mode === "dev" ? [nextBin, "dev", "-p", String(config.port)] : ["--import", "tsx", "scripts/serve.ts"];
   const child = spawn(process.execPath, serverArgs, {
     env: { ...childEnv, PORT: String(config.port) },
     stdio: "inherit",
@@ -139,7 +162,10 @@ async function stopProcessGroup(child: ChildProcess, fallbackCode: number): Prom
       ? Promise.resolve()
       : new Promise<void>((resolve) => child.once("exit", () => resolve()));
   signalGroup(group, "SIGTERM");
-  const inTime = await Promise.race([exited.then(() => true), delay(config.env.SHUTDOWN_DRAIN_MS + 5_000).then(() => false)]);
+  const inTime = await Promise.race([
+    exited.then(() => true),
+    delay(config.env.SHUTDOWN_DRAIN_MS + 5_000).then(() => false),
+  ]);
   // Next's main process may exit before its workers: wait for the whole group to be gone.
   const deadline = Date.now() + (inTime ? 5_000 : 0);
   while (groupAlive(group) && Date.now() < deadline) await delay(50);

@@ -14,7 +14,9 @@ import { build } from "esbuild";
 
 const out = path.resolve(".next/standalone");
 if (!existsSync(path.join(out, "server.js"))) {
-  console.error("build-standalone: .next/standalone/server.js is missing: run `next build` first (next.config.ts sets output: \"standalone\")");
+  console.error(
+    'build-standalone: .next/standalone/server.js is missing: run `next build` first (next.config.ts sets output: "standalone")',
+  );
   process.exit(1);
 }
 
@@ -31,7 +33,11 @@ cpSync(path.join(prismaDir, "build/schema_engine_bg.wasm"), path.join(engineDir,
 const { version } = JSON.parse(readFileSync(path.join(prismaDir, "package.json"), "utf8")) as { version: string };
 writeFileSync(
   path.join(engineDir, "package.json"),
-  JSON.stringify({ name: "prisma", version, private: true, description: "only the schema engine's wasm, for keyhook-start.mjs" }, null, 2) + "\n",
+  JSON.stringify(
+    { name: "prisma", version, private: true, description: "only the schema engine's wasm, for keyhook-start.mjs" },
+    null,
+    2,
+  ) + "\n",
 );
 
 await build({
@@ -47,8 +53,12 @@ await build({
   // next: the traced copy in the folder. pg-native: pg's optional native binding, never used.
   external: ["next", "pg-native"],
   // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
-  banner: { js: "import { createRequire as __keyhookRequire } from 'node:module'; const require = __keyhookRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __keyhookRequire } from 'node:module'; const require = __keyhookRequire(import.meta.url);",
+  },
   logLevel: "warning",
   legalComments: "none",
 });
-console.log(`build-standalone: ${path.relative(process.cwd(), out)} is ready: node keyhook-start.mjs (worker: node keyhook-worker.mjs)`);
+console.log(
+  `build-standalone: ${path.relative(process.cwd(), out)} is ready: node keyhook-start.mjs (worker: node keyhook-worker.mjs)`,
+);

@@ -8,7 +8,12 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_MIGRATIONS_DIR } from "../tooling/migrations/migrations-dir";
 import { nextMigrationTimestamp } from "../tooling/migrations/next-migration-timestamp";
-import { definitionIn, functionMigrationSql, latestMigratedDefinition, readFunctionSource } from "../tooling/migrations/sql-functions";
+import {
+  definitionIn,
+  functionMigrationSql,
+  latestMigratedDefinition,
+  readFunctionSource,
+} from "../tooling/migrations/sql-functions";
 
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { drop: { type: "string" } } });
 const [name = "", migrationName = name] = positionals;
@@ -24,7 +29,10 @@ try {
   } else {
     const dir = path.join(DEFAULT_MIGRATIONS_DIR, `${await nextMigrationTimestamp()}_${migrationName}`);
     await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, "migration.sql"), functionMigrationSql(name, source, { dropSignature: values.drop }));
+    await writeFile(
+      path.join(dir, "migration.sql"),
+      functionMigrationSql(name, source, { dropSignature: values.drop }),
+    );
     console.log(`created ${dir}/migration.sql — review it, then npm run db:migrate`);
   }
 } catch (error) {

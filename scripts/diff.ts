@@ -20,7 +20,9 @@ if (!/^[a-z0-9_]+$/.test(name)) {
 
 try {
   await ensureLockfile();
-  const sql = await withScratchDatabase((shadowDatabaseUrl) => diffSchemaToSql({ from: "migrations", shadowDatabaseUrl }));
+  const sql = await withScratchDatabase((shadowDatabaseUrl) =>
+    diffSchemaToSql({ from: "migrations", shadowDatabaseUrl }),
+  );
   if (sql === "") {
     console.log("no changes");
   } else {

@@ -33,12 +33,22 @@ const say = (line: string) => process.stdout.write(`keyhook: ${line}\n`);
 export async function startProductionServer(options: ProductionServerOptions): Promise<void> {
   // The config `next build` serialised (what the standalone server.js embeds): next.config.ts is
   // not compiled again at run time, and the standalone folder has no TypeScript to compile it.
-  const serverFiles = JSON.parse(readFileSync(path.join(options.dir, ".next", "required-server-files.json"), "utf8")) as {
+  const serverFiles = JSON.parse(
+    readFileSync(path.join(options.dir, ".next", "required-server-files.json"), "utf8"),
+  ) as {
     config: Record<string, unknown>;
   };
   process.env.__NEXT_PRIVATE_STANDALONE_CONFIG ??= JSON.stringify(serverFiles.config);
-  const { default: next } = (await import("next")) as unknown as { default: (options: Record<string, unknown>) => NextApp };
-  const app = next({ dev: false, dir: options.dir, hostname: options.hostname, port: options.port, conf: serverFiles.config });
+  const { default: next } = (await import("next")) as unknown as {
+    default: (options: Record<string, unknown>) => NextApp;
+  };
+  const app = next({
+    dev: false,
+    dir: options.dir,
+    hostname: options.hostname,
+    port: options.port,
+    conf: serverFiles.config,
+  });
   await app.prepare();
   const handle = app.getRequestHandler();
 
@@ -91,7 +101,9 @@ export async function startProductionServer(options: ProductionServerOptions): P
     const abandoned = inFlight;
     server.closeAllConnections();
     await app.close().catch((error: unknown) => console.error(error));
-    const failed = await runShutdownHooks((name, error) => console.error(`keyhook: closing ${name} failed: ${error instanceof Error ? error.message : String(error)}`));
+    const failed = await runShutdownHooks((name, error) =>
+      console.error(`keyhook: closing ${name} failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
     if (abandoned > 0) say(`${abandoned} request(s) still running after SHUTDOWN_DRAIN_MS were cut off`);
     say(abandoned === 0 && failed.length === 0 ? "stopped cleanly" : "stopped");
     process.exit(abandoned === 0 && failed.length === 0 ? 0 : 1);

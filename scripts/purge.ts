@@ -63,7 +63,9 @@ try {
   }
 } catch (error) {
   const { AppError } = await import("../lib/errors");
-  console.error(`keyhook: purge failed: ${error instanceof AppError ? error.publicMessage : error instanceof Error ? error.message : String(error)}`);
+  console.error(
+    `keyhook: purge failed: ${error instanceof AppError ? error.publicMessage : error instanceof Error ? error.message : String(error)}`,
+  );
 } finally {
   await disconnectDb();
   await database.stop();

@@ -20,10 +20,20 @@ function fail(message: string): never {
 
 let args: { webhookUrl?: string; waitMs?: number; json: boolean };
 try {
-  const { values } = parseArgs({ options: { "webhook-url": { type: "string" }, "wait-ms": { type: "string" }, json: { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    options: {
+      "webhook-url": { type: "string" },
+      "wait-ms": { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+  });
   const wait = values["wait-ms"];
   if (wait !== undefined && !/^\d+$/.test(wait)) fail(`--wait-ms must be a whole number\n${usage}`);
-  args = { webhookUrl: values["webhook-url"], waitMs: wait === undefined ? undefined : Number(wait), json: values.json ?? false };
+  args = {
+    webhookUrl: values["webhook-url"],
+    waitMs: wait === undefined ? undefined : Number(wait),
+    json: values.json ?? false,
+  };
 } catch (error) {
   fail(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
 }
@@ -50,14 +60,22 @@ try {
     console.log(JSON.stringify(result, (_key, value) => (typeof value === "bigint" ? String(value) : value), 2));
   } else {
     for (const step of result.steps) {
-      console.log(`${step.passed ? "PASS" : "FAIL"}  ${step.title}\n      ${step.summary}${step.fix ? `\n      fix: ${step.fix}` : ""}`);
+      console.log(
+        `${step.passed ? "PASS" : "FAIL"}  ${step.title}\n      ${step.summary}${step.fix ? `\n      fix: ${step.fix}` : ""}`,
+      );
     }
-    console.log(result.passed ? `ready for retries (run ${result.id})` : `NOT ready for retries: ${result.steps.filter((s) => !s.passed).length} step(s) failed (run ${result.id})`);
+    console.log(
+      result.passed
+        ? `ready for retries (run ${result.id})`
+        : `NOT ready for retries: ${result.steps.filter((s) => !s.passed).length} step(s) failed (run ${result.id})`,
+    );
   }
   exitCode = result.passed ? 0 : 1;
 } catch (error) {
   const { AppError } = await import("../lib/errors");
-  console.error(`keyhook: readiness check could not run: ${error instanceof AppError ? error.publicMessage : error instanceof Error ? error.message : String(error)}`);
+  console.error(
+    `keyhook: readiness check could not run: ${error instanceof AppError ? error.publicMessage : error instanceof Error ? error.message : String(error)}`,
+  );
 } finally {
   await disconnectDb();
   await database.stop();

@@ -12,4 +12,9 @@ try {
   console.error(`keyhook: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 }
-await startProductionServer({ dir: process.cwd(), port: config.PORT, hostname: config.LISTEN_HOST, drainMs: config.SHUTDOWN_DRAIN_MS });
+await startProductionServer({
+  dir: process.cwd(),
+  port: config.PORT,
+  hostname: config.LISTEN_HOST,
+  drainMs: config.SHUTDOWN_DRAIN_MS,
+});

@@ -17,7 +17,8 @@ process.chdir(dir);
 let config: ReturnType<typeof parseEnv>;
 try {
   config = parseEnv(process.env);
-  if (!config.DATABASE_URL) throw new Error("invalid setting DATABASE_URL: is required (the standalone server has no embedded PostgreSQL)");
+  if (!config.DATABASE_URL)
+    throw new Error("invalid setting DATABASE_URL: is required (the standalone server has no embedded PostgreSQL)");
 } catch (error) {
   console.error(`keyhook: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
@@ -38,4 +39,9 @@ try {
   process.exit(1);
 }
 
-await startProductionServer({ dir, port: config.PORT, hostname: config.LISTEN_HOST, drainMs: config.SHUTDOWN_DRAIN_MS });
+await startProductionServer({
+  dir,
+  port: config.PORT,
+  hostname: config.LISTEN_HOST,
+  drainMs: config.SHUTDOWN_DRAIN_MS,
+});

@@ -18,7 +18,8 @@ import { foldRollups } from "../lib/rollups/fold-rollups";
 let config: ReturnType<typeof env>;
 try {
   config = env();
-  if (!config.DATABASE_URL) throw new Error("invalid setting DATABASE_URL: is not set (npm run dev starts the worker with one)");
+  if (!config.DATABASE_URL)
+    throw new Error("invalid setting DATABASE_URL: is not set (npm run dev starts the worker with one)");
 } catch (error) {
   process.stderr.write(`keyhook worker: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);

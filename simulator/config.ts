@@ -28,30 +28,49 @@ export function portOfProviderUrl(providerUrl: string | undefined): number {
 /** The journal's folder: PROVIDER_SIM_DATA_DIR, else provider-sim/ under KEYHOOK_DATA_DIR, else .data/provider-sim. */
 export function simulatorDataDir(source: Record<string, string | undefined>): string {
   if (source.PROVIDER_SIM_DATA_DIR) return source.PROVIDER_SIM_DATA_DIR;
-  return source.KEYHOOK_DATA_DIR ? path.join(source.KEYHOOK_DATA_DIR, "provider-sim") : path.join(".data", "provider-sim");
+  return source.KEYHOOK_DATA_DIR
+    ? path.join(source.KEYHOOK_DATA_DIR, "provider-sim")
+    : path.join(".data", "provider-sim");
 }
 
 const schema = z.object({
   PROVIDER_SIM_HOST: z.string().default("127.0.0.1"),
   /** 0 picks a free port (tests); the chosen port is printed as {"port":N}. Unset: PROVIDER_URL's port. */
-  PROVIDER_SIM_PORT: wholeNumber().pipe(z.number().int().min(0, "must be at least 0").max(65535, "must be at most 65535")).optional(),
+  PROVIDER_SIM_PORT: wholeNumber()
+    .pipe(z.number().int().min(0, "must be at least 0").max(65535, "must be at most 65535"))
+    .optional(),
   PROVIDER_API_KEY: z.string().min(8).default(DEV_PROVIDER_API_KEY),
   /** Where the journal lives; "memory" keeps nothing across restarts. */
   PROVIDER_SIM_DATA_DIR: z.string().optional(),
   /** Secret new hooks sign with (the app's WEBHOOK_SECRETS must hold it). */
-  PROVIDER_SIM_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, "must be a whsec_<base64> secret").default(DEV_WEBHOOK_SECRET),
+  PROVIDER_SIM_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, "must be a whsec_<base64> secret")
+    .default(DEV_WEBHOOK_SECRET),
   /** Divides the retry schedule: 1 is real time, 1000 turns 5 min into 300 ms. */
-  PROVIDER_SIM_TIME_SCALE: z.string().trim().regex(/^\d+(\.\d+)?$/, "must be a number").transform(Number).pipe(z.number().min(1, "must be at least 1").max(10_000_000, "must be at most 10000000")).default(1),
+  PROVIDER_SIM_TIME_SCALE: z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, "must be a number")
+    .transform(Number)
+    .pipe(z.number().min(1, "must be at least 1").max(10_000_000, "must be at most 10000000"))
+    .default(1),
   /** A delivery not answered within this is a failure (like a non-2xx). */
-  PROVIDER_SIM_DELIVERY_TIMEOUT_MS: wholeNumber().pipe(z.number().min(10, "must be at least 10").max(120_000, "must be at most 120000")).default(15_000),
+  PROVIDER_SIM_DELIVERY_TIMEOUT_MS: wholeNumber()
+    .pipe(z.number().min(10, "must be at least 10").max(120_000, "must be at most 120000"))
+    .default(15_000),
   /** Deliveries in flight at once (across hooks). */
-  PROVIDER_SIM_CONCURRENCY: wholeNumber().pipe(z.number().min(1, "must be at least 1").max(256, "must be at most 256")).default(8),
+  PROVIDER_SIM_CONCURRENCY: wholeNumber()
+    .pipe(z.number().min(1, "must be at least 1").max(256, "must be at most 256"))
+    .default(8),
   PROVIDER_SIM_SEED: wholeNumber().optional(),
   /** JSON object of fault knobs (simulator/faults.ts). */
   PROVIDER_SIM_FAULTS: z.string().optional(),
   /** Comma-separated tenants to stream realistic events for (npm run dev sets the demo districts). */
   PROVIDER_SIM_STREAM_TENANTS: z.string().optional(),
-  PROVIDER_SIM_STREAM_INTERVAL_MS: wholeNumber().pipe(z.number().min(100, "must be at least 100").max(3_600_000, "must be at most 3600000")).default(15_000),
+  PROVIDER_SIM_STREAM_INTERVAL_MS: wholeNumber()
+    .pipe(z.number().min(100, "must be at least 100").max(3_600_000, "must be at most 3600000"))
+    .default(15_000),
   /** Start the demo districts from the app's demo seed history (lib/demo/seed-demo-data.ts). */
   PROVIDER_SIM_DEMO: z.enum(["0", "1"]).default("0"),
 });
@@ -83,7 +102,9 @@ export function readSimConfig(source: Record<string, string | undefined>): SimCo
   try {
     faults = faultsSchema.parse(c.PROVIDER_SIM_FAULTS ? JSON.parse(c.PROVIDER_SIM_FAULTS) : {});
   } catch (error) {
-    throw new Error(`invalid setting PROVIDER_SIM_FAULTS: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+    throw new Error(
+      `invalid setting PROVIDER_SIM_FAULTS: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+    );
   }
   return {
     host: c.PROVIDER_SIM_HOST,
@@ -96,7 +117,10 @@ export function readSimConfig(source: Record<string, string | undefined>): SimCo
     concurrency: c.PROVIDER_SIM_CONCURRENCY,
     seed: c.PROVIDER_SIM_SEED ?? Math.floor(Math.random() * 2 ** 31),
     faults,
-    streamTenants: (c.PROVIDER_SIM_STREAM_TENANTS ?? "").split(",").map((t) => t.trim()).filter(Boolean),
+    streamTenants: (c.PROVIDER_SIM_STREAM_TENANTS ?? "")
+      .split(",")
+      .map((t) => t.trim())
+      .filter(Boolean),
     streamIntervalMs: c.PROVIDER_SIM_STREAM_INTERVAL_MS,
     demo: c.PROVIDER_SIM_DEMO === "1",
   };

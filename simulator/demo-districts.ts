@@ -23,7 +23,12 @@ export function importDemoDistricts(store: SimStore, provider: SimProvider): str
     }
     if (event.previousKeyId) {
       const previous = keys.get(event.previousKeyId);
-      if (previous) keys.set(previous.id, { ...previous, status: previous.status === "revoked" ? "revoked" : "rotated", updatedAt: at });
+      if (previous)
+        keys.set(previous.id, {
+          ...previous,
+          status: previous.status === "revoked" ? "revoked" : "rotated",
+          updatedAt: at,
+        });
     }
     if (!existing) {
       keys.set(event.keyId, {
@@ -40,7 +45,10 @@ export function importDemoDistricts(store: SimStore, provider: SimProvider): str
   const imported: string[] = [];
   for (const tenant of tenants.values()) {
     if (store.tenants.has(tenant.id)) continue; // already known: its own history continues
-    provider.importTenant(tenant, [...keys.values()].filter((k) => k.tenantId === tenant.id));
+    provider.importTenant(
+      tenant,
+      [...keys.values()].filter((k) => k.tenantId === tenant.id),
+    );
     imported.push(tenant.id);
   }
   return imported;

@@ -41,8 +41,15 @@ export class Dispatcher {
   /** After a restart: pending retries and asked-for redeliveries continue where they were. */
   resume(): void {
     for (const message of this.store.messages.values()) {
-      if (message.status === "pending") this.push({ messageId: message.id, dueAt: message.nextAttemptAt ?? Date.now(), trigger: "scheduled", injected: null });
-      for (let i = 0; i < message.manualQueued; i++) this.push({ messageId: message.id, dueAt: Date.now(), trigger: "manual", injected: null });
+      if (message.status === "pending")
+        this.push({
+          messageId: message.id,
+          dueAt: message.nextAttemptAt ?? Date.now(),
+          trigger: "scheduled",
+          injected: null,
+        });
+      for (let i = 0; i < message.manualQueued; i++)
+        this.push({ messageId: message.id, dueAt: Date.now(), trigger: "manual", injected: null });
     }
     this.pump();
   }
@@ -100,11 +107,14 @@ export class Dispatcher {
     if (this.timer && this.timerAt <= next) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = next;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Infinity;
-      this.pump();
-    }, Math.max(0, next - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.timerAt = Infinity;
+        this.pump();
+      },
+      Math.max(0, next - Date.now()),
+    );
   }
 
   private async deliver(send: Send): Promise<void> {
@@ -114,7 +124,10 @@ export class Dispatcher {
     if (!message || !hook || !event) return;
 
     const startedAt = Date.now();
-    const secrets = hook.previousSecret && (hook.previousSecretValidUntil ?? 0) > startedAt ? [hook.secret, hook.previousSecret] : [hook.secret];
+    const secrets =
+      hook.previousSecret && (hook.previousSecretValidUntil ?? 0) > startedAt
+        ? [hook.secret, hook.previousSecret]
+        : [hook.secret];
     const signed = signDelivery({ body: event.body, webhookId: event.id, secrets, timestamp: new Date(startedAt) });
     let statusCode: number | null = null;
     let responseExcerpt: string | null = null;
@@ -132,7 +145,10 @@ export class Dispatcher {
     } catch (failure) {
       const name = (failure as { name?: string })?.name;
       const cause = (failure as { cause?: { code?: string } })?.cause?.code;
-      error = name === "TimeoutError" ? `no answer within ${this.options.deliveryTimeoutMs} ms` : `could not connect (${cause ?? (failure as Error)?.message ?? "error"})`;
+      error =
+        name === "TimeoutError"
+          ? `no answer within ${this.options.deliveryTimeoutMs} ms`
+          : `could not connect (${cause ?? (failure as Error)?.message ?? "error"})`;
     }
     const durationMs = Date.now() - startedAt;
 
@@ -193,10 +209,21 @@ export class Dispatcher {
     this.store.put({ t: "attempt", v: attempt });
     this.store.put({ t: "message", v: next });
 
-    if (nextRetryAt !== null && !this.stopped) this.push({ messageId: message.id, dueAt: nextRetryAt, trigger: "scheduled", injected: null });
-    if (succeeded && send.injected !== "duplicate" && faults.duplicateRate > 0 && this.options.random() < faults.duplicateRate) {
+    if (nextRetryAt !== null && !this.stopped)
+      this.push({ messageId: message.id, dueAt: nextRetryAt, trigger: "scheduled", injected: null });
+    if (
+      succeeded &&
+      send.injected !== "duplicate" &&
+      faults.duplicateRate > 0 &&
+      this.options.random() < faults.duplicateRate
+    ) {
       // Soon, but not at once, so other deliveries can land in between.
-      this.push({ messageId: message.id, dueAt: Date.now() + Math.round(this.options.random() * 50), trigger: "scheduled", injected: "duplicate" });
+      this.push({
+        messageId: message.id,
+        dueAt: Date.now() + Math.round(this.options.random() * 50),
+        trigger: "scheduled",
+        injected: "duplicate",
+      });
     }
   }
 }

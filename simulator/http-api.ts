@@ -17,7 +17,15 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import type { WireDeliveryAttempt, WireDeliveryPage, WireError, WireHook, WireKeyResult, WireSecretRotation, WireTestEvent } from "../lib/provider/api-schema";
+import type {
+  WireDeliveryAttempt,
+  WireDeliveryPage,
+  WireError,
+  WireHook,
+  WireKeyResult,
+  WireSecretRotation,
+  WireTestEvent,
+} from "../lib/provider/api-schema";
 import type { Dispatcher } from "./dispatcher";
 import { faultsSchema, type Faults } from "./faults";
 import type { SimAttempt, SimKey } from "./model";
@@ -27,7 +35,14 @@ import { emitMany, startStream } from "./stream";
 
 type Answer = { status: number; body: unknown; headers?: Record<string, string> };
 
-export type ApiCallRecord = { at: number; method: string; path: string; idempotencyKey: string | null; status: number; replayed: boolean };
+export type ApiCallRecord = {
+  at: number;
+  method: string;
+  path: string;
+  idempotencyKey: string | null;
+  status: number;
+  replayed: boolean;
+};
 
 export type HttpApiContext = {
   apiKey: string;
@@ -45,12 +60,24 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 const registerBody = z.object({ url: z.url({ protocol: /^https?$/ }) });
 const rotateSecretBody = z.object({
-  secret: z.string().regex(/^whsec_[A-Za-z0-9+/=]{16,}$/).optional(),
-  overlap_seconds: z.number().int().min(0).max(30 * 86_400).optional(),
+  secret: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/)
+    .optional(),
+  overlap_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86_400)
+    .optional(),
 });
 const testEventBody = z.object({ tenant_id: z.string().min(1).max(200) });
 const issueBody = z.object({ scopes: z.array(z.string().min(1).max(200)).max(100) });
-const redeliverFailedBody = z.object({ since: z.iso.datetime({ offset: true }), until: z.iso.datetime({ offset: true }), dry_run: z.boolean().default(false) });
+const redeliverFailedBody = z.object({
+  since: z.iso.datetime({ offset: true }),
+  until: z.iso.datetime({ offset: true }),
+  dry_run: z.boolean().default(false),
+});
 const deliveriesQuery = z.object({
   cursor: z.string().regex(/^\d+$/, "is not a cursor this API gave out").optional(),
   limit: z.coerce.number().int().min(1).max(250).default(50),
@@ -65,7 +92,10 @@ const emitBody = z.object({
   tenantCount: z.number().int().min(1).max(10_000).optional(),
   tenantPrefix: z.string().min(1).max(100).default("district-sim-"),
 });
-const streamBody = z.object({ tenants: z.array(z.string().min(1)).min(1), interval_ms: z.number().int().min(100).optional() });
+const streamBody = z.object({
+  tenants: z.array(z.string().min(1)).min(1),
+  interval_ms: z.number().int().min(100).optional(),
+});
 
 export function createRequestHandler(context: HttpApiContext) {
   const { store, provider, dispatcher } = context;
@@ -87,7 +117,12 @@ export function createRequestHandler(context: HttpApiContext) {
   }
 
   function keyResult(change: KeyChange): WireKeyResult {
-    return { key: wireKey(change.key), secret: change.secret, previous_key_id: change.previousKeyId, event_id: change.event?.id ?? null };
+    return {
+      key: wireKey(change.key),
+      secret: change.secret,
+      previous_key_id: change.previousKeyId,
+      event_id: change.event?.id ?? null,
+    };
   }
 
   // Synchronous on purpose: between the idempotency lookup and storing the answer nothing else may
@@ -99,26 +134,52 @@ export function createRequestHandler(context: HttpApiContext) {
     if (method === "POST" && p === "/v1/account/webhooks/register") {
       const { url: hookUrl } = parse(registerBody, body);
       const hook = provider.registerHook(hookUrl);
-      return { status: 201, body: { hook_id: hook.id, url: hook.url, created_at: new Date(hook.createdAt).toISOString() } satisfies WireHook };
+      return {
+        status: 201,
+        body: {
+          hook_id: hook.id,
+          url: hook.url,
+          created_at: new Date(hook.createdAt).toISOString(),
+        } satisfies WireHook,
+      };
     }
     if (method === "POST" && (m = /^\/v1\/account\/webhooks\/([^/]+)\/rotate-secret$/.exec(p))) {
       const input = parse(rotateSecretBody, body);
-      const hook = provider.rotateHookSecret(decodeURIComponent(m[1]!), { secret: input.secret, overlapSeconds: input.overlap_seconds });
-      return { status: 200, body: { hook_id: hook.id, secret: hook.secret, previous_secret_valid_until: iso(hook.previousSecretValidUntil) } satisfies WireSecretRotation };
+      const hook = provider.rotateHookSecret(decodeURIComponent(m[1]!), {
+        secret: input.secret,
+        overlapSeconds: input.overlap_seconds,
+      });
+      return {
+        status: 200,
+        body: {
+          hook_id: hook.id,
+          secret: hook.secret,
+          previous_secret_valid_until: iso(hook.previousSecretValidUntil),
+        } satisfies WireSecretRotation,
+      };
     }
     if (method === "POST" && (m = /^\/v1\/account\/webhooks\/([^/]+)\/test-event$/.exec(p))) {
       const input = parse(testEventBody, body);
       const event = provider.testEvent(decodeURIComponent(m[1]!), input.tenant_id);
-      return { status: 202, body: { event_id: event.id, tenant_id: event.tenantId, sequence: event.sequence } satisfies WireTestEvent };
+      return {
+        status: 202,
+        body: { event_id: event.id, tenant_id: event.tenantId, sequence: event.sequence } satisfies WireTestEvent,
+      };
     }
     if (method === "GET" && (m = /^\/v1\/account\/webhooks\/deliveries\/([^/]+)$/.exec(p))) {
       const hook = provider.hook(decodeURIComponent(m[1]!));
-      return { status: 200, body: listDeliveries(hook.id, parse(deliveriesQuery, Object.fromEntries(url.searchParams))) };
+      return {
+        status: 200,
+        body: listDeliveries(hook.id, parse(deliveriesQuery, Object.fromEntries(url.searchParams))),
+      };
     }
     if (method === "POST" && (m = /^\/v1\/account\/webhooks\/deliveries\/([^/]+)\/redeliver-failed$/.exec(p))) {
       const hook = provider.hook(decodeURIComponent(m[1]!));
       const input = parse(redeliverFailedBody, body);
-      return { status: 200, body: { count: redeliverFailed(hook.id, Date.parse(input.since), Date.parse(input.until), input.dry_run) } };
+      return {
+        status: 200,
+        body: { count: redeliverFailed(hook.id, Date.parse(input.since), Date.parse(input.until), input.dry_run) },
+      };
     }
     if (method === "POST" && (m = /^\/v1\/account\/webhooks\/deliveries\/([^/]+)\/([^/]+)\/redeliver$/.exec(p))) {
       const hook = provider.hook(decodeURIComponent(m[1]!));
@@ -129,7 +190,10 @@ export function createRequestHandler(context: HttpApiContext) {
       return { status: 202, body: { accepted: true } };
     }
     if (method === "POST" && (m = /^\/v1\/tenants\/([^/]+)\/keys$/.exec(p))) {
-      return { status: 201, body: keyResult(provider.issueKey(decodeURIComponent(m[1]!), parse(issueBody, body).scopes)) };
+      return {
+        status: 201,
+        body: keyResult(provider.issueKey(decodeURIComponent(m[1]!), parse(issueBody, body).scopes)),
+      };
     }
     if (method === "POST" && (m = /^\/v1\/tenants\/([^/]+)\/keys\/([^/]+)\/rotate$/.exec(p))) {
       return { status: 201, body: keyResult(provider.rotateKey(decodeURIComponent(m[1]!), decodeURIComponent(m[2]!))) };
@@ -139,7 +203,8 @@ export function createRequestHandler(context: HttpApiContext) {
     }
 
     // Control endpoints.
-    if (method === "GET" && p === "/_sim/health") return { status: 200, body: { ok: true, hooks: store.hooks.size, events: store.events.size } };
+    if (method === "GET" && p === "/_sim/health")
+      return { status: 200, body: { ok: true, hooks: store.hooks.size, events: store.events.size } };
     if (method === "GET" && p === "/_sim/faults") return { status: 200, body: context.faults.get() };
     if (method === "PUT" && p === "/_sim/faults") {
       const next = parse(faultsSchema, { ...context.faults.get(), ...(body as object) });
@@ -148,14 +213,25 @@ export function createRequestHandler(context: HttpApiContext) {
     }
     if (method === "POST" && p === "/_sim/emit") {
       const input = parse(emitBody, body);
-      const tenants = input.tenants ?? Array.from({ length: input.tenantCount ?? 10 }, (_, i) => `${input.tenantPrefix}${String(i + 1).padStart(3, "0")}`);
+      const tenants =
+        input.tenants ??
+        Array.from(
+          { length: input.tenantCount ?? 10 },
+          (_, i) => `${input.tenantPrefix}${String(i + 1).padStart(3, "0")}`,
+        );
       const events = emitMany(provider, { count: input.count, tenants, random: context.random });
       return { status: 200, body: { emitted: events.length, event_ids: events.map((e) => e.id) } };
     }
     if (method === "POST" && p === "/_sim/stream") {
       const input = parse(streamBody, body);
       stream?.stop();
-      stream = startStream({ provider, tenants: input.tenants, intervalMs: input.interval_ms ?? context.streamIntervalMs, hasHook: () => store.hooks.size > 0, random: context.random });
+      stream = startStream({
+        provider,
+        tenants: input.tenants,
+        intervalMs: input.interval_ms ?? context.streamIntervalMs,
+        hasHook: () => store.hooks.size > 0,
+        random: context.random,
+      });
       return { status: 200, body: { streaming: input.tenants } };
     }
     if (method === "DELETE" && p === "/_sim/stream") {
@@ -163,7 +239,8 @@ export function createRequestHandler(context: HttpApiContext) {
       stream = null;
       return { status: 200, body: { streaming: [] } };
     }
-    if (method === "GET" && p === "/_sim/truth") return { status: 200, body: { tenants: provider.truth(url.searchParams.get("tenant") ?? undefined) } };
+    if (method === "GET" && p === "/_sim/truth")
+      return { status: 200, body: { tenants: provider.truth(url.searchParams.get("tenant") ?? undefined) } };
     if (method === "GET" && p === "/_sim/stats") return { status: 200, body: stats() };
     if (method === "GET" && p === "/_sim/api-calls") {
       const key = url.searchParams.get("idempotency_key");
@@ -187,7 +264,10 @@ export function createRequestHandler(context: HttpApiContext) {
       items.push(a);
     }
     const page = items.slice(0, query.limit);
-    return { items: page.map(wireAttempt), next_cursor: items.length > query.limit ? String(page[page.length - 1]!.seq) : null };
+    return {
+      items: page.map(wireAttempt),
+      next_cursor: items.length > query.limit ? String(page[page.length - 1]!.seq) : null,
+    };
   }
 
   function redeliverFailed(hookId: string, since: number, until: number, dryRun: boolean): number {
@@ -207,14 +287,30 @@ export function createRequestHandler(context: HttpApiContext) {
   function stats() {
     const messages = { pending: 0, succeeded: 0, failed: 0 };
     for (const m of store.messages.values()) messages[m.status]++;
-    const attempts = { total: store.attempts.length, succeeded: 0, failed: 0, manual: 0, duplicate: 0, lost_response: 0, reordered: 0 };
+    const attempts = {
+      total: store.attempts.length,
+      succeeded: 0,
+      failed: 0,
+      manual: 0,
+      duplicate: 0,
+      lost_response: 0,
+      reordered: 0,
+    };
     for (const a of store.attempts) {
       if (a.succeeded) attempts.succeeded++;
       else attempts.failed++;
       if (a.trigger === "manual") attempts.manual++;
       if (a.injected) attempts[a.injected]++;
     }
-    return { hooks: store.hooks.size, tenants: store.tenants.size, keys: store.keys.size, events: store.events.size, messages, attempts, ...dispatcher.stats() };
+    return {
+      hooks: store.hooks.size,
+      tenants: store.tenants.size,
+      keys: store.keys.size,
+      events: store.events.size,
+      messages,
+      attempts,
+      ...dispatcher.stats(),
+    };
   }
 
   function injectedApiFault(): Answer | null {
@@ -223,15 +319,19 @@ export function createRequestHandler(context: HttpApiContext) {
       context.faults.set({ ...faults, apiServerErrorNext: faults.apiServerErrorNext - 1 });
       return error(503, "unavailable", "temporarily unavailable (injected)", { "retry-after": "0" });
     }
-    const limited = faults.apiRateLimitNext > 0 || (faults.apiRateLimitRate > 0 && context.random() < faults.apiRateLimitRate);
+    const limited =
+      faults.apiRateLimitNext > 0 || (faults.apiRateLimitRate > 0 && context.random() < faults.apiRateLimitRate);
     if (!limited) return null;
     if (faults.apiRateLimitNext > 0) context.faults.set({ ...faults, apiRateLimitNext: faults.apiRateLimitNext - 1 });
-    return error(429, "rate_limited", "too many requests (injected)", { "retry-after": String(faults.apiRetryAfterSeconds) });
+    return error(429, "rate_limited", "too many requests (injected)", {
+      "retry-after": String(faults.apiRetryAfterSeconds),
+    });
   }
 
   async function answer(req: IncomingMessage): Promise<Answer & { replayed?: boolean }> {
     const auth = Buffer.from(req.headers.authorization ?? "");
-    if (auth.length !== expectedAuth.length || !timingSafeEqual(auth, expectedAuth)) return error(401, "unauthorized", "missing or wrong bearer key");
+    if (auth.length !== expectedAuth.length || !timingSafeEqual(auth, expectedAuth))
+      return error(401, "unauthorized", "missing or wrong bearer key");
     const url = new URL(req.url ?? "/", "http://simulator");
     const method = req.method ?? "GET";
     const raw = await readBody(req);
@@ -251,18 +351,29 @@ export function createRequestHandler(context: HttpApiContext) {
       if (fault) return fault;
     }
     const idempotencyKey = req.headers["idempotency-key"];
-    if (!isApi || method !== "POST" || typeof idempotencyKey !== "string" || idempotencyKey === "") return run(method, url, body);
+    if (!isApi || method !== "POST" || typeof idempotencyKey !== "string" || idempotencyKey === "")
+      return run(method, url, body);
 
     const scope = `${url.pathname} ${idempotencyKey}`;
     const fingerprint = createHash("sha256").update(raw).digest("hex");
     const stored = store.idempotency.get(scope);
     if (stored) {
-      if (stored.fingerprint !== fingerprint) return error(422, "idempotency_key_reused", "this Idempotency-Key was used with a different request body");
-      return { status: stored.status, body: JSON.parse(stored.body), headers: { "idempotent-replayed": "true" }, replayed: true };
+      if (stored.fingerprint !== fingerprint)
+        return error(422, "idempotency_key_reused", "this Idempotency-Key was used with a different request body");
+      return {
+        status: stored.status,
+        body: JSON.parse(stored.body),
+        headers: { "idempotent-replayed": "true" },
+        replayed: true,
+      };
     }
     const result = run(method, url, body);
     // Server failures are not remembered: the retry must get a real second chance.
-    if (result.status < 500) store.put({ t: "idempotency", v: { scope, fingerprint, status: result.status, body: JSON.stringify(result.body), at: Date.now() } });
+    if (result.status < 500)
+      store.put({
+        t: "idempotency",
+        v: { scope, fingerprint, status: result.status, body: JSON.stringify(result.body), at: Date.now() },
+      });
     return result;
   }
 
@@ -286,16 +397,34 @@ export function createRequestHandler(context: HttpApiContext) {
     const path = (req.url ?? "/").split("?")[0]!;
     if (path.startsWith("/v1/")) {
       const key = req.headers["idempotency-key"];
-      apiCalls.push({ at: Date.now(), method: req.method ?? "GET", path, idempotencyKey: typeof key === "string" ? key : null, status: result.status, replayed: result.replayed ?? false });
+      apiCalls.push({
+        at: Date.now(),
+        method: req.method ?? "GET",
+        path,
+        idempotencyKey: typeof key === "string" ? key : null,
+        status: result.status,
+        replayed: result.replayed ?? false,
+      });
       if (apiCalls.length > MAX_API_LOG) apiCalls.splice(0, apiCalls.length - MAX_API_LOG);
     }
-    res.writeHead(result.status, { "content-type": "application/json", "cache-control": "no-store", ...result.headers });
+    res.writeHead(result.status, {
+      "content-type": "application/json",
+      "cache-control": "no-store",
+      ...result.headers,
+    });
     res.end(JSON.stringify(result.body));
   };
 }
 
 function wireKey(key: SimKey) {
-  return { id: key.id, tenant_id: key.tenantId, status: key.status, prefix: key.prefix, scopes: key.scopes, created_at: new Date(key.createdAt).toISOString() };
+  return {
+    id: key.id,
+    tenant_id: key.tenantId,
+    status: key.status,
+    prefix: key.prefix,
+    scopes: key.scopes,
+    created_at: new Date(key.createdAt).toISOString(),
+  };
 }
 
 function wireAttempt(a: SimAttempt): WireDeliveryAttempt {

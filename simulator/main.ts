@@ -60,7 +60,10 @@ const stream =
         intervalMs: config.streamIntervalMs,
         hasHook: () => store.hooks.size > 0,
         random,
-        onEvent: (event) => process.stdout.write(`provider-sim: emitted ${event.type} ${event.id} for ${event.tenantId} (sequence ${event.sequence})\n`),
+        onEvent: (event) =>
+          process.stdout.write(
+            `provider-sim: emitted ${event.type} ${event.id} for ${event.tenantId} (sequence ${event.sequence})\n`,
+          ),
       })
     : null;
 

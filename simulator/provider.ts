@@ -33,7 +33,14 @@ export class SimProvider {
   ) {}
 
   registerHook(url: string): SimHook {
-    const hook: SimHook = { id: `hook_${hex(8)}`, url, secret: this.defaultSecret, previousSecret: null, previousSecretValidUntil: null, createdAt: this.now() };
+    const hook: SimHook = {
+      id: `hook_${hex(8)}`,
+      url,
+      secret: this.defaultSecret,
+      previousSecret: null,
+      previousSecretValidUntil: null,
+      createdAt: this.now(),
+    };
     this.store.put({ t: "hook", v: hook });
     return hook;
   }
@@ -58,7 +65,12 @@ export class SimProvider {
 
   issueKey(tenantId: string, scopes: string[]): KeyChange {
     const active = this.activeKey(tenantId);
-    if (active) throw new SimApiError(409, "active_key_exists", `tenant ${tenantId} already has the active key ${active.id}; rotate it instead`);
+    if (active)
+      throw new SimApiError(
+        409,
+        "active_key_exists",
+        `tenant ${tenantId} already has the active key ${active.id}; rotate it instead`,
+      );
     const { key, secret } = this.newKey(tenantId, scopes);
     const event = this.emit({ type: "key.created", tenantId, key });
     return { key, secret, previousKeyId: null, event };
@@ -66,7 +78,8 @@ export class SimProvider {
 
   rotateKey(tenantId: string, keyId: string): KeyChange {
     const old = this.tenantKey(tenantId, keyId);
-    if (old.status !== "active") throw new SimApiError(409, "key_not_active", `key ${keyId} is ${old.status}; only an active key can be rotated`);
+    if (old.status !== "active")
+      throw new SimApiError(409, "key_not_active", `key ${keyId} is ${old.status}; only an active key can be rotated`);
     this.store.put({ t: "key", v: { ...old, status: "rotated", updatedAt: this.now() } });
     const { key, secret } = this.newKey(tenantId, old.scopes);
     const event = this.emit({ type: "key.rotated", tenantId, key, previousKeyId: old.id });
@@ -89,7 +102,15 @@ export class SimProvider {
    */
   testEvent(hookId: string, tenantId: string): SimEvent {
     this.hook(hookId);
-    const key: SimKey = { id: `key_test_${hex(8)}`, tenantId, status: "revoked", prefix: "ik_test", scopes: [], createdAt: this.now(), updatedAt: this.now() };
+    const key: SimKey = {
+      id: `key_test_${hex(8)}`,
+      tenantId,
+      status: "revoked",
+      prefix: "ik_test",
+      scopes: [],
+      createdAt: this.now(),
+      updatedAt: this.now(),
+    };
     return this.emit({ type: "key.revoked", tenantId, key }, hookId);
   }
 
@@ -106,7 +127,9 @@ export class SimProvider {
 
   /** The provider's truth, for tests and demos: every tenant's sequence and keys. */
   truth(tenantId?: string) {
-    const tenants = [...this.store.tenants.values()].filter((t) => !tenantId || t.id === tenantId).sort((a, b) => a.id.localeCompare(b.id));
+    const tenants = [...this.store.tenants.values()]
+      .filter((t) => !tenantId || t.id === tenantId)
+      .sort((a, b) => a.id.localeCompare(b.id));
     return tenants.map((tenant) => ({
       id: tenant.id,
       sequence: tenant.sequence,
@@ -120,18 +143,30 @@ export class SimProvider {
   private tenantKey(tenantId: string, keyId: string): SimKey {
     const key = this.store.keys.get(keyId);
     // Another tenant's key is "not found" here: tenants never learn about each other's keys.
-    if (!key || key.tenantId !== tenantId) throw new SimApiError(404, "key_not_found", `tenant ${tenantId} has no key ${keyId}`);
+    if (!key || key.tenantId !== tenantId)
+      throw new SimApiError(404, "key_not_found", `tenant ${tenantId} has no key ${keyId}`);
     return key;
   }
 
   private newKey(tenantId: string, scopes: string[]): { key: SimKey; secret: string } {
     const prefix = `ik_live_${hex(2)}`;
-    const key: SimKey = { id: `key_${hex(8)}`, tenantId, status: "active", prefix, scopes, createdAt: this.now(), updatedAt: this.now() };
+    const key: SimKey = {
+      id: `key_${hex(8)}`,
+      tenantId,
+      status: "active",
+      prefix,
+      scopes,
+      createdAt: this.now(),
+      updatedAt: this.now(),
+    };
     this.store.put({ t: "key", v: key });
     return { key, secret: `${prefix}_${hex(20)}` };
   }
 
-  private emit(input: { type: SimEvent["type"]; tenantId: string; key: SimKey; previousKeyId?: string }, onlyHookId?: string): SimEvent {
+  private emit(
+    input: { type: SimEvent["type"]; tenantId: string; key: SimKey; previousKeyId?: string },
+    onlyHookId?: string,
+  ): SimEvent {
     const tenant = this.store.tenants.get(input.tenantId) ?? { id: input.tenantId, sequence: 0 };
     const next: SimTenant = { ...tenant, sequence: tenant.sequence + 1 };
     this.store.put({ t: "tenant", v: next });

@@ -11,7 +11,16 @@
 // a development stand-in. A torn last line (crash mid-write) is skipped on load.
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
 import path from "node:path";
-import type { JournalRecord, SimAttempt, SimEvent, SimHook, SimIdempotentAnswer, SimKey, SimMessage, SimTenant } from "./model";
+import type {
+  JournalRecord,
+  SimAttempt,
+  SimEvent,
+  SimHook,
+  SimIdempotentAnswer,
+  SimKey,
+  SimMessage,
+  SimTenant,
+} from "./model";
 
 export class SimStore {
   readonly hooks = new Map<string, SimHook>();

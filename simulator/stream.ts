@@ -5,7 +5,12 @@
 import type { SimEvent } from "./model";
 import type { SimProvider } from "./provider";
 
-const SCOPE_SETS = [["rosters:read"], ["rosters:read", "grades:read"], ["attendance:write"], ["rosters:read", "attendance:write"]];
+const SCOPE_SETS = [
+  ["rosters:read"],
+  ["rosters:read", "grades:read"],
+  ["attendance:write"],
+  ["rosters:read", "attendance:write"],
+];
 
 export function emitOne(provider: SimProvider, tenantId: string, random: () => number): SimEvent {
   const active = provider.activeKey(tenantId);
@@ -13,10 +18,15 @@ export function emitOne(provider: SimProvider, tenantId: string, random: () => n
     const scopes = SCOPE_SETS[Math.floor(random() * SCOPE_SETS.length)]!;
     return provider.issueKey(tenantId, scopes).event!;
   }
-  return random() < 0.7 ? provider.rotateKey(tenantId, active.id).event! : provider.revokeKey(tenantId, active.id).event!;
+  return random() < 0.7
+    ? provider.rotateKey(tenantId, active.id).event!
+    : provider.revokeKey(tenantId, active.id).event!;
 }
 
-export function emitMany(provider: SimProvider, options: { count: number; tenants: string[]; random: () => number }): SimEvent[] {
+export function emitMany(
+  provider: SimProvider,
+  options: { count: number; tenants: string[]; random: () => number },
+): SimEvent[] {
   const events: SimEvent[] = [];
   for (let i = 0; i < options.count; i++) {
     const tenantId = options.tenants[Math.floor(options.random() * options.tenants.length)]!;

@@ -36,7 +36,8 @@ export function action<S extends z.ZodType>(
   handler: (input: z.output<S>, actor: Actor) => Promise<string>,
   options: { target?: (input: z.output<S>) => string | null | undefined } = {},
 ): FormAction {
-  if (!Object.hasOwn(PERMISSIONS, permission)) throw new Error(`action declared with unknown permission ${String(permission)}`);
+  if (!Object.hasOwn(PERMISSIONS, permission))
+    throw new Error(`action declared with unknown permission ${String(permission)}`);
   const declaration: ActionDeclaration<S> = { permission, schema, handler, target: options.target };
   const run: FormAction = async (_previous, form) => executeAction(declaration, await currentActor(), form);
   declarations.set(run, declaration as unknown as ActionDeclaration);
@@ -50,7 +51,11 @@ export function declarationOf(fn: unknown): ActionDeclaration | undefined {
 const NOT_FOUND = "Not found (or not yours to change).";
 
 /** The wrapper's body, with the actor given: the tests call it with an actor of their choosing. */
-export async function executeAction<S extends z.ZodType>(declaration: ActionDeclaration<S>, actor: Actor | null, form?: FormData): Promise<ActionResult> {
+export async function executeAction<S extends z.ZodType>(
+  declaration: ActionDeclaration<S>,
+  actor: Actor | null,
+  form?: FormData,
+): Promise<ActionResult> {
   const at = Date.now();
   if (!actor) return { ok: false, message: "Your session has ended. Sign in again.", at };
   const parsed = declaration.schema.safeParse(formObject(form));
@@ -59,22 +64,39 @@ export async function executeAction<S extends z.ZodType>(declaration: ActionDecl
     await auditDenial(actor, declaration.permission, target, "permission");
     return { ok: false, message: NOT_FOUND, at };
   }
-  if (!parsed.success) return { ok: false, message: capitalize(parsed.error.issues[0]?.message ?? "Check the form and try again."), at };
+  if (!parsed.success)
+    return { ok: false, message: capitalize(parsed.error.issues[0]?.message ?? "Check the form and try again."), at };
   try {
     return { ok: true, message: await declaration.handler(parsed.data, actor), at: Date.now() };
   } catch (error) {
     if (isAppError(error)) {
-      if (error.code === "not_found" || error.code === "forbidden") await auditDenial(actor, declaration.permission, target, error.code);
-      return { ok: false, message: error.code === "not_found" ? NOT_FOUND : capitalize(error.publicMessage), at: Date.now() };
+      if (error.code === "not_found" || error.code === "forbidden")
+        await auditDenial(actor, declaration.permission, target, error.code);
+      return {
+        ok: false,
+        message: error.code === "not_found" ? NOT_FOUND : capitalize(error.publicMessage),
+        at: Date.now(),
+      };
     }
     log.error("action failed", { action: declaration.permission, actor: actor.id, error: describeError(error) });
-    return { ok: false, message: "Something went wrong and the action may not have completed. Try again.", at: Date.now() };
+    return {
+      ok: false,
+      message: "Something went wrong and the action may not have completed. Try again.",
+      at: Date.now(),
+    };
   }
 }
 
 async function auditDenial(actor: Actor, permission: Permission, target: string | null, reason: string): Promise<void> {
   try {
-    await recordAudit({ actor: auditActor(actor), action: permission, tenantId: actor.tenantId, target, outcome: "denied", details: { reason } });
+    await recordAudit({
+      actor: auditActor(actor),
+      action: permission,
+      tenantId: actor.tenantId,
+      target,
+      outcome: "denied",
+      details: { reason },
+    });
   } catch (error) {
     // The denial itself stands; a failed audit write must not turn it into an error page.
     log.error("denied-action audit failed", { action: permission, actor: actor.id, error: describeError(error) });

@@ -7,7 +7,8 @@ export const DEFAULT_AFTER_SIGN_IN = "/overview";
 export function callbackTarget(raw: unknown): string {
   const value = Array.isArray(raw) ? raw[0] : raw;
   if (typeof value !== "string" || value.length > 2000) return DEFAULT_AFTER_SIGN_IN;
-  if (!value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\") || /[\u0000-\u001f\\]/.test(value)) return DEFAULT_AFTER_SIGN_IN;
+  if (!value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\") || /[\u0000-\u001f\\]/.test(value))
+    return DEFAULT_AFTER_SIGN_IN;
   const base = "http://keyhook.invalid";
   let url: URL;
   try {

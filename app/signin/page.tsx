@@ -8,7 +8,11 @@ import { SignInForm } from "./sign-in-form";
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Sign in · Keyhook" };
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const after = callbackTarget(params.callbackUrl);
   if (await currentActor()) redirect(after);

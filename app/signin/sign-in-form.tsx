@@ -5,7 +5,15 @@ import { useState } from "react";
 import { buttonClass } from "@/components/ui/fields";
 import { signInErrorMessage } from "@/lib/auth/sign-in-messages";
 
-export function SignInForm({ initialError, oidcName, callbackPath }: { initialError?: string; oidcName: string | null; callbackPath: string }) {
+export function SignInForm({
+  initialError,
+  oidcName,
+  callbackPath,
+}: {
+  initialError?: string;
+  oidcName: string | null;
+  callbackPath: string;
+}) {
   const router = useRouter();
   const [error, setError] = useState(initialError);
   const [pending, setPending] = useState(false);
@@ -16,7 +24,11 @@ export function SignInForm({ initialError, oidcName, callbackPath }: { initialEr
     setPending(true);
     setError(undefined);
     try {
-      const result = await signIn("credentials", { email: String(form.get("email") ?? ""), password: String(form.get("password") ?? ""), redirect: false });
+      const result = await signIn("credentials", {
+        email: String(form.get("email") ?? ""),
+        password: String(form.get("password") ?? ""),
+        redirect: false,
+      });
       if (result?.ok && !result.error) {
         router.replace(callbackPath);
         router.refresh();
@@ -40,18 +52,34 @@ export function SignInForm({ initialError, oidcName, callbackPath }: { initialEr
         ) : null}
         <label className="block text-sm font-medium text-slate-700">
           Email
-          <input name="email" type="email" autoComplete="username" required className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm" />
+          <input
+            name="email"
+            type="email"
+            autoComplete="username"
+            required
+            className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
+          />
         </label>
         <label className="block text-sm font-medium text-slate-700">
           Password
-          <input name="password" type="password" autoComplete="current-password" required className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm" />
+          <input
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
+          />
         </label>
         <button type="submit" className={buttonClass.primary} disabled={pending}>
           {pending ? "Signing in…" : "Sign in"}
         </button>
       </form>
       {oidcName ? (
-        <button type="button" className={`${buttonClass.secondary} mt-3 w-full`} onClick={() => void signIn("oidc", { callbackUrl: callbackPath })}>
+        <button
+          type="button"
+          className={`${buttonClass.secondary} mt-3 w-full`}
+          onClick={() => void signIn("oidc", { callbackUrl: callbackPath })}
+        >
           Sign in with {oidcName}
         </button>
       ) : null}

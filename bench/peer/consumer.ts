@@ -48,7 +48,10 @@ async function handleOnce(ev: KeyEvent): Promise<"applied" | "duplicate"> {
         [ev.tenant_id, ev.key_id],
       );
     } else if (ev.type === "key.revoked") {
-      await client.query("UPDATE district_keys SET status = 'revoked' WHERE tenant_id = $1 AND key_id = $2", [ev.tenant_id, ev.key_id]);
+      await client.query("UPDATE district_keys SET status = 'revoked' WHERE tenant_id = $1 AND key_id = $2", [
+        ev.tenant_id,
+        ev.key_id,
+      ]);
     }
     await client.query("COMMIT");
     return "applied";
@@ -89,7 +92,9 @@ const server = createServer((req, res) => {
     }
   });
 });
-server.listen(Number(process.env.PORT ?? 4960), "127.0.0.1", () => process.stdout.write(`{"port":${process.env.PORT ?? 4960}}\n`));
+server.listen(Number(process.env.PORT ?? 4960), "127.0.0.1", () =>
+  process.stdout.write(`{"port":${process.env.PORT ?? 4960}}\n`),
+);
 const stop = () => server.close(() => pool.end().then(() => process.exit(0)));
 process.on("SIGTERM", stop);
 process.on("SIGINT", stop);

@@ -55,12 +55,21 @@ export async function startAppUnderTest(options: {
     port: options.pgPort,
     database: "postgres",
     // pgbench at 128 clients plus the app's pool.
-    settings: { max_connections: "300", shared_buffers: process.env.BENCH_PG_SHARED_BUFFERS ?? "1GB", maintenance_work_mem: "512MB" },
+    settings: {
+      max_connections: "300",
+      shared_buffers: process.env.BENCH_PG_SHARED_BUFFERS ?? "1GB",
+      maintenance_work_mem: "512MB",
+    },
   });
   const admin = new pg.Client({ connectionString: server.adminUrl("postgres") });
   await admin.connect();
   const kept = options.keepDatabaseLabelled
-    ? (await admin.query("SELECT 1 FROM pg_database WHERE datname = 'keyhook_bench' AND shobj_description(oid, 'pg_database') = $1", [options.keepDatabaseLabelled])).rowCount === 1
+    ? (
+        await admin.query(
+          "SELECT 1 FROM pg_database WHERE datname = 'keyhook_bench' AND shobj_description(oid, 'pg_database') = $1",
+          [options.keepDatabaseLabelled],
+        )
+      ).rowCount === 1
     : false;
   if (!kept) {
     await admin.query("DROP DATABASE IF EXISTS keyhook_bench WITH (FORCE)");
@@ -73,13 +82,24 @@ export async function startAppUnderTest(options: {
   const app = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/boot.ts", "start"], {
     detached: true,
     stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(options.port), WEBHOOK_SECRETS: BENCH_SECRET, NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef", NODE_ENV: "production", ...options.env },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(options.port),
+      WEBHOOK_SECRETS: BENCH_SECRET,
+      NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef",
+      NODE_ENV: "production",
+      ...options.env,
+    },
   });
   const baseUrl = `http://127.0.0.1:${options.port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (app.exitCode !== null) throw new Error(`the app exited with ${app.exitCode} before it was healthy`);
-    const healthy = await fetch(`${baseUrl}/api/health`).then((r) => r.ok, () => false);
+    const healthy = await fetch(`${baseUrl}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (healthy) break;
     if (Date.now() > deadline) throw new Error("the app did not become healthy within 60 s");
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -102,7 +122,9 @@ export async function startAppUnderTest(options: {
       return server.adminUrl(name);
     },
     outcomeCounts: async () => {
-      const { rows } = await pool.query<{ outcome: string; n: string }>("SELECT outcome, count(*) AS n FROM processed_events GROUP BY outcome ORDER BY outcome");
+      const { rows } = await pool.query<{ outcome: string; n: string }>(
+        "SELECT outcome, count(*) AS n FROM processed_events GROUP BY outcome ORDER BY outcome",
+      );
       return Object.fromEntries(rows.map((r) => [r.outcome, Number(r.n)]));
     },
     rssMiB: () => Math.max(0, ...processTree(app.pid!).map((pid) => statusKiB(pid, "VmRSS"))) / 1024,

@@ -44,7 +44,8 @@ export async function signInCookie(baseUrl: string, email: string): Promise<stri
     body: new URLSearchParams({ csrfToken, email, password: DEMO_PASSWORD, json: "true" }),
   });
   keep(signIn);
-  if (![...jar.keys()].some((name) => name.endsWith("keyhook.session"))) throw new Error(`sign-in of ${email} failed (${signIn.status})`);
+  if (![...jar.keys()].some((name) => name.endsWith("keyhook.session")))
+    throw new Error(`sign-in of ${email} failed (${signIn.status})`);
   return header();
 }
 

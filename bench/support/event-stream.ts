@@ -13,7 +13,12 @@ export function createEventStream(options: { secret: string; tenants: number; ru
   const sign = (id: string, body: string) => {
     const timestamp = Math.floor(Date.now() / 1000);
     const signature = createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64");
-    return { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": `v1,${signature}` };
+    return {
+      "content-type": "application/json",
+      "webhook-id": id,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": `v1,${signature}`,
+    };
   };
 
   const next = () => {
@@ -43,7 +48,11 @@ export function assertSignerMatchesLibrary(secret: string): void {
   const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
   const timestamp = new Date(Math.floor(Date.now() / 1000) * 1000);
   const body = '{"probe":true}';
-  const expected = signDelivery({ body, webhookId: "evt_probe", secrets: [secret], timestamp }).headers["webhook-signature"];
-  const actual = `v1,${createHmac("sha256", key).update(`evt_probe.${timestamp.getTime() / 1000}.${body}`).digest("base64")}`;
+  const expected = signDelivery({ body, webhookId: "evt_probe", secrets: [secret], timestamp }).headers[
+    "webhook-signature"
+  ];
+  const actual = `v1,${createHmac("sha256", key)
+    .update(`evt_probe.${timestamp.getTime() / 1000}.${body}`)
+    .digest("base64")}`;
   if (expected !== actual) throw new Error("bench signer disagrees with lib/provider/signed-delivery");
 }

@@ -16,7 +16,11 @@ type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
 const CHUNK = 1_000_000;
 export const BIG_DISTRICT = "district-big";
 
-export async function fillScale(query: Query, scale: FillScale, log: (line: string) => void = console.log): Promise<FillTimings> {
+export async function fillScale(
+  query: Query,
+  scale: FillScale,
+  log: (line: string) => void = console.log,
+): Promise<FillTimings> {
   const timings: FillTimings = {};
   const step = async (name: string, run: () => Promise<unknown>) => {
     const started = performance.now();

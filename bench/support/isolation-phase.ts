@@ -16,11 +16,22 @@ export type IsolationResult = {
 
 export async function runIsolationPhase(
   app: AppUnderTest,
-  options: { stream: ReturnType<typeof createEventStream>; seconds: number; staffCookie: string; signIns?: number; exports?: number },
+  options: {
+    stream: ReturnType<typeof createEventStream>;
+    seconds: number;
+    staffCookie: string;
+    signIns?: number;
+    exports?: number;
+  },
 ): Promise<IsolationResult> {
   const nextDelivery = () => options.stream.next();
   await runLoadPhase(app, { name: "isolation warm-up", connections: 8, seconds: 3, nextDelivery });
-  const unloaded = await runLoadPhase(app, { name: "ingest c=8 unloaded", connections: 8, seconds: options.seconds, nextDelivery });
+  const unloaded = await runLoadPhase(app, {
+    name: "ingest c=8 unloaded",
+    connections: 8,
+    seconds: options.seconds,
+    nextDelivery,
+  });
 
   let stop = false;
   const abort = new AbortController();
@@ -32,18 +43,29 @@ export async function runIsolationPhase(
     for (let i = 0; !stop; i++) {
       try {
         const csrf = await fetch(`${app.baseUrl}/api/auth/csrf`, { signal: abort.signal });
-        const cookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+        const cookie = csrf.headers
+          .getSetCookie()
+          .map((c) => c.split(";")[0])
+          .join("; ");
         const { csrfToken } = (await csrf.json()) as { csrfToken: string };
         const response = await fetch(`${app.baseUrl}/api/auth/callback/credentials`, {
           method: "POST",
           redirect: "manual",
           signal: abort.signal,
           headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-          body: new URLSearchParams({ csrfToken, email: `nobody-${worker}-${i}@bench.test`, password: `guess-${i}`, json: "true" }),
+          body: new URLSearchParams({
+            csrfToken,
+            email: `nobody-${worker}-${i}@bench.test`,
+            password: `guess-${i}`,
+            json: "true",
+          }),
         });
         const body = (await response.json().catch(() => ({}))) as { url?: string };
         count(signIns.statuses, String(response.status));
-        count(signIns.errorCodes, body.url ? (new URL(body.url, app.baseUrl).searchParams.get("error") ?? "none") : "no url");
+        count(
+          signIns.errorCodes,
+          body.url ? (new URL(body.url, app.baseUrl).searchParams.get("error") ?? "none") : "no url",
+        );
         signIns.completed++;
       } catch {
         if (!stop) count(signIns.statuses, "network error");
@@ -55,7 +77,10 @@ export async function runIsolationPhase(
     while (!stop) {
       exports.started++;
       try {
-        const response = await fetch(`${app.baseUrl}/ledger/export`, { headers: { cookie: options.staffCookie }, signal: abort.signal });
+        const response = await fetch(`${app.baseUrl}/ledger/export`, {
+          headers: { cookie: options.staffCookie },
+          signal: abort.signal,
+        });
         if (response.status === 503) {
           exports.busy503++;
           await response.text();
@@ -64,7 +89,8 @@ export async function runIsolationPhase(
         }
         if (!response.ok || !response.body) throw new Error(`export answered ${response.status}`);
         const reader = response.body.getReader();
-        for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) exports.bytes += chunk.value.byteLength;
+        for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+          exports.bytes += chunk.value.byteLength;
         exports.completed++;
       } catch (error) {
         if (!stop) throw error;
@@ -79,7 +105,12 @@ export async function runIsolationPhase(
   ];
   // Let the dashboard load build up before ingest is measured.
   await new Promise((resolve) => setTimeout(resolve, 2_000));
-  const loaded = await runLoadPhase(app, { name: "ingest c=8 + 60 sign-ins + 3 CSV", connections: 8, seconds: options.seconds, nextDelivery });
+  const loaded = await runLoadPhase(app, {
+    name: "ingest c=8 + 60 sign-ins + 3 CSV",
+    connections: 8,
+    seconds: options.seconds,
+    nextDelivery,
+  });
   stop = true;
   abort.abort();
   await Promise.allSettled(workers);

@@ -14,7 +14,13 @@ import { getRetentionView } from "../../lib/overview/retention-view";
 import { listQuarantine } from "../../lib/quarantine/list-quarantine";
 import { BIG_DISTRICT } from "./fill-scale";
 
-export const PLATFORM_ADMIN: Actor = { id: "u_bench_admin", email: "admin@keyhook.test", name: null, role: "platform_admin", tenantId: null };
+export const PLATFORM_ADMIN: Actor = {
+  id: "u_bench_admin",
+  email: "admin@keyhook.test",
+  name: null,
+  role: "platform_admin",
+  tenantId: null,
+};
 
 export type PageQuery = { page: string; run: (db?: DbOrTx) => Promise<unknown> };
 
@@ -31,20 +37,41 @@ export function pageQueries(options: { claims: number; districts: number; ledger
     { page: "overview (staff)", run: (db) => getOverview({ actor }, db) },
     { page: "overview (district admin)", run: (db) => getOverview({ actor: districtAdmin }, db) },
     { page: "districts", run: (db) => listDistrictsPage({ actor }, db) },
-    { page: "districts ?q=<id prefix>", run: (db) => listDistrictsPage({ actor, search: middleDistrict.slice(0, -1) }, db) },
+    {
+      page: "districts ?q=<id prefix>",
+      run: (db) => listDistrictsPage({ actor, search: middleDistrict.slice(0, -1) }, db),
+    },
     { page: "districts ?q=<name part>", run: (db) => listDistrictsPage({ actor, search: "cedar hills" }, db) },
     { page: "districts ?cursor=<middle>", run: (db) => listDistrictsPage({ actor, after: middleDistrict }, db) },
-    { page: "district page (500 keys, 10,000 events)", run: (db) => getDistrict({ actor, tenantId: BIG_DISTRICT }, db) },
+    {
+      page: "district page (500 keys, 10,000 events)",
+      run: (db) => getDistrict({ actor, tenantId: BIG_DISTRICT }, db),
+    },
     { page: "ledger", run: (db) => listLedger({ actor, filters: {} }, db) },
-    { page: "ledger ?outcome=quarantined", run: (db) => listLedger({ actor, filters: { outcome: "quarantined" } }, db) },
+    {
+      page: "ledger ?outcome=quarantined",
+      run: (db) => listLedger({ actor, filters: { outcome: "quarantined" } }, db),
+    },
     { page: "ledger ?type=key.revoked", run: (db) => listLedger({ actor, filters: { type: "key.revoked" } }, db) },
-    { page: "ledger ?tenant=<big district>", run: (db) => listLedger({ actor, filters: { tenantId: BIG_DISTRICT } }, db) },
-    { page: "ledger ?tenant=<district>", run: (db) => listLedger({ actor, filters: { tenantId: middleDistrict } }, db) },
+    {
+      page: "ledger ?tenant=<big district>",
+      run: (db) => listLedger({ actor, filters: { tenantId: BIG_DISTRICT } }, db),
+    },
+    {
+      page: "ledger ?tenant=<district>",
+      run: (db) => listLedger({ actor, filters: { tenantId: middleDistrict } }, db),
+    },
     { page: "ledger ?event=<id>", run: (db) => listLedger({ actor, filters: { eventId } }, db) },
-    { page: "ledger ?from&to (one hour)", run: (db) => listLedger({ actor, filters: { from: hourStart, to: hourEnd } }, db) },
+    {
+      page: "ledger ?from&to (one hour)",
+      run: (db) => listLedger({ actor, filters: { from: hourStart, to: hourEnd } }, db),
+    },
     { page: "ledger event", run: (db) => getLedgerEvent({ actor, id: options.ledgerId }, db) },
     { page: "deliveries (last 24 h)", run: (db) => listDeliveries({ actor, since: day, until: now }, db) },
-    { page: "deliveries ?event=<id>", run: (db) => listDeliveries({ actor, since: new Date(now.getTime() - 30 * 86_400_000), until: now, eventId }, db) },
+    {
+      page: "deliveries ?event=<id>",
+      run: (db) => listDeliveries({ actor, since: new Date(now.getTime() - 30 * 86_400_000), until: now, eventId }, db),
+    },
     { page: "quarantine", run: (db) => listQuarantine({ actor }, db) },
     { page: "retention", run: (db) => getRetentionView({ actor }, db) },
     { page: "audit", run: (db) => listAudit({ actor, filters: {} }, db) },

@@ -14,7 +14,13 @@ import type { KeyEvent } from "../../lib/ingest/event-schema";
 export type PgbenchResult = { connections: number; seconds: number; tps: number; latencyAvgMs: number; failed: number };
 
 export function findPgbench(): string | null {
-  for (const candidate of ["pgbench", "/usr/lib/postgresql/18/bin/pgbench", "/usr/lib/postgresql/17/bin/pgbench", "/usr/lib/postgresql/16/bin/pgbench", "/usr/lib/postgresql/15/bin/pgbench"]) {
+  for (const candidate of [
+    "pgbench",
+    "/usr/lib/postgresql/18/bin/pgbench",
+    "/usr/lib/postgresql/17/bin/pgbench",
+    "/usr/lib/postgresql/16/bin/pgbench",
+    "/usr/lib/postgresql/15/bin/pgbench",
+  ]) {
     if (spawnSync(candidate, ["--version"]).status === 0) return candidate;
   }
   return null;
@@ -33,10 +39,27 @@ export function ingestStatementForPgbench(): string {
   const scopes = ["rosters:read"];
   const sql = ingestStatement(
     {
-      event: { id: "@event", type: "@type", tenantId: "@tenant", keyId: "@key", previousKeyId: null, sequence: -7001, occurredAt, prefix: "@prefix", scopes } as unknown as KeyEvent,
+      event: {
+        id: "@event",
+        type: "@type",
+        tenantId: "@tenant",
+        keyId: "@key",
+        previousKeyId: null,
+        sequence: -7001,
+        occurredAt,
+        prefix: "@prefix",
+        scopes,
+      } as unknown as KeyEvent,
       payloadJson: "@payload",
       receivedAt,
-      receipt: { webhookId: "@webhook", bodyBytes: -7002, handlerMicros: -7003, source: "provider", secretFingerprint: "@fingerprint", clockSkewMs: -7004 },
+      receipt: {
+        webhookId: "@webhook",
+        bodyBytes: -7002,
+        handlerMicros: -7003,
+        source: "provider",
+        secretFingerprint: "@fingerprint",
+        clockSkewMs: -7004,
+      },
     },
     5_000,
   );
@@ -64,16 +87,26 @@ export function ingestStatementForPgbench(): string {
   return sql.text.replace(/\$(\d+)/g, (_, n: string) => {
     const value = sql.values[Number(n) - 1];
     const expression = expressions.get(value);
-    if (expression === undefined) throw new Error(`the ingest statement has a parameter pgbench does not know: ${JSON.stringify(value)} (add it to bench/support/pgbench-l0.ts)`);
+    if (expression === undefined)
+      throw new Error(
+        `the ingest statement has a parameter pgbench does not know: ${JSON.stringify(value)} (add it to bench/support/pgbench-l0.ts)`,
+      );
     return expression;
   });
 }
 
 export function pgbenchScript(): string {
-  return `\\set tenant random(1, 1000)\n\\set n random(1, 1000000000000)\nBEGIN;\n${ingestStatementForPgbench().trim().replace(/\s*\n\s*/g, " ")};\nCOMMIT;\n`;
+  return `\\set tenant random(1, 1000)\n\\set n random(1, 1000000000000)\nBEGIN;\n${ingestStatementForPgbench()
+    .trim()
+    .replace(/\s*\n\s*/g, " ")};\nCOMMIT;\n`;
 }
 
-export function runPgbench(options: { pgbench: string; databaseUrl: string; connections: number; seconds: number }): PgbenchResult {
+export function runPgbench(options: {
+  pgbench: string;
+  databaseUrl: string;
+  connections: number;
+  seconds: number;
+}): PgbenchResult {
   const dir = mkdtempSync(path.join(os.tmpdir(), "keyhook-l0-"));
   const scriptPath = path.join(dir, "ingest.sql");
   writeFileSync(scriptPath, pgbenchScript());
@@ -82,7 +115,20 @@ export function runPgbench(options: { pgbench: string; databaseUrl: string; conn
     options.pgbench,
     // Simple protocol: pgbench substitutes the values as literals. (The app's named statements
     // save the parse/plan; pgbench's prepared mode cannot type the parameters of this statement.)
-    ["-n", "-M", "simple", "-f", scriptPath, "-c", String(options.connections), "-j", String(threads), "-T", String(options.seconds), options.databaseUrl],
+    [
+      "-n",
+      "-M",
+      "simple",
+      "-f",
+      scriptPath,
+      "-c",
+      String(options.connections),
+      "-j",
+      String(threads),
+      "-T",
+      String(options.seconds),
+      options.databaseUrl,
+    ],
     { encoding: "utf8" },
   );
   if (result.status !== 0) throw new Error(`pgbench failed: ${result.stderr}`);

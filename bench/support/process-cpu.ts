@@ -19,7 +19,11 @@ function readAll(): ProcStat[] {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       // After "(comm)": state ppid pgrp … ; utime and stime are fields 14 and 15 of the whole line.
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      all.push({ pid: Number(entry), ppid: Number(fields[1]), cpuMicros: ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND });
+      all.push({
+        pid: Number(entry),
+        ppid: Number(fields[1]),
+        cpuMicros: ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND,
+      });
     } catch {
       // exited between readdir and read
     }
@@ -43,7 +47,7 @@ function treeOf(root: number, all: ProcStat[]): Map<number, ProcStat> {
   const tree = new Map<number, ProcStat>();
   const byPid = new Map(all.map((p) => [p.pid, p]));
   if (byPid.has(root)) tree.set(root, byPid.get(root)!);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) {
       if (!tree.has(p.pid) && tree.has(p.ppid)) {

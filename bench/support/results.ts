@@ -5,7 +5,12 @@ import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 
 export function machine() {
-  return { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg().map((l) => Math.round(l * 100) / 100) };
+  return {
+    cpus: os.cpus().length,
+    model: os.cpus()[0]?.model,
+    node: process.version,
+    loadavg: os.loadavg().map((l) => Math.round(l * 100) / 100),
+  };
 }
 
 export function writeResult(name: string, result: Record<string, unknown>): void {

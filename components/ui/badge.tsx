@@ -7,7 +7,11 @@ const tones = {
 } as const;
 
 export function Badge({ tone = "slate", children }: { tone?: keyof typeof tones; children: React.ReactNode }) {
-  return <span className={`inline-flex items-center rounded px-2 py-0.5 text-xs font-medium ${tones[tone]}`}>{children}</span>;
+  return (
+    <span className={`inline-flex items-center rounded px-2 py-0.5 text-xs font-medium ${tones[tone]}`}>
+      {children}
+    </span>
+  );
 }
 
 const outcomeTones: Record<string, keyof typeof tones> = {

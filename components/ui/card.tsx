@@ -1,4 +1,12 @@
-export function Card({ title, children, className = "" }: { title?: React.ReactNode; children: React.ReactNode; className?: string }) {
+export function Card({
+  title,
+  children,
+  className = "",
+}: {
+  title?: React.ReactNode;
+  children: React.ReactNode;
+  className?: string;
+}) {
   return (
     <section className={`rounded-lg border border-slate-200 bg-white p-4 shadow-sm ${className}`}>
       {title ? <h2 className="mb-3 text-sm font-semibold text-slate-700">{title}</h2> : null}
@@ -7,9 +15,21 @@ export function Card({ title, children, className = "" }: { title?: React.ReactN
   );
 }
 
-export function Stat({ label, value, hint, tone = "default" }: { label: string; value: React.ReactNode; hint?: string; tone?: "default" | "warn" }) {
+export function Stat({
+  label,
+  value,
+  hint,
+  tone = "default",
+}: {
+  label: string;
+  value: React.ReactNode;
+  hint?: string;
+  tone?: "default" | "warn";
+}) {
   return (
-    <div className={`rounded-lg border p-4 shadow-sm ${tone === "warn" ? "border-amber-300 bg-amber-50" : "border-slate-200 bg-white"}`}>
+    <div
+      className={`rounded-lg border p-4 shadow-sm ${tone === "warn" ? "border-amber-300 bg-amber-50" : "border-slate-200 bg-white"}`}
+    >
       <div className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</div>
       <div className="mt-1 text-2xl font-semibold tabular-nums">{value}</div>
       {hint ? <div className="mt-1 text-xs text-slate-500">{hint}</div> : null}

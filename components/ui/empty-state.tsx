@@ -20,7 +20,10 @@ export function FormErrors({ errors }: { errors: string[] }) {
 
 export function Notice({ tone, children }: { tone: "warn" | "info"; children: React.ReactNode }) {
   return (
-    <div role="status" className={`mb-4 rounded-md border p-3 text-sm ${tone === "warn" ? "border-amber-300 bg-amber-50 text-amber-900" : "border-sky-200 bg-sky-50 text-sky-900"}`}>
+    <div
+      role="status"
+      className={`mb-4 rounded-md border p-3 text-sm ${tone === "warn" ? "border-amber-300 bg-amber-50 text-amber-900" : "border-sky-200 bg-sky-50 text-sky-900"}`}
+    >
       {children}
     </div>
   );

@@ -1,19 +1,53 @@
 // Form controls with their label, sized for a thumb on a phone.
-const control = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-sky-500 focus:outline-none focus:ring-1 focus:ring-sky-500";
+const control =
+  "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-sky-500 focus:outline-none focus:ring-1 focus:ring-sky-500";
 
-export function TextField({ label, name, defaultValue, type = "text", placeholder, required, pattern, title }: {
-  label: string; name: string; defaultValue?: string; type?: string; placeholder?: string; required?: boolean; pattern?: string; title?: string;
+export function TextField({
+  label,
+  name,
+  defaultValue,
+  type = "text",
+  placeholder,
+  required,
+  pattern,
+  title,
+}: {
+  label: string;
+  name: string;
+  defaultValue?: string;
+  type?: string;
+  placeholder?: string;
+  required?: boolean;
+  pattern?: string;
+  title?: string;
 }) {
   return (
     <label className="block text-sm font-medium text-slate-700">
       {label}
-      <input className={control} name={name} type={type} defaultValue={defaultValue} placeholder={placeholder} required={required} pattern={pattern} title={title} />
+      <input
+        className={control}
+        name={name}
+        type={type}
+        defaultValue={defaultValue}
+        placeholder={placeholder}
+        required={required}
+        pattern={pattern}
+        title={title}
+      />
     </label>
   );
 }
 
-export function SelectField({ label, name, defaultValue, options }: {
-  label: string; name: string; defaultValue?: string; options: { value: string; label: string }[];
+export function SelectField({
+  label,
+  name,
+  defaultValue,
+  options,
+}: {
+  label: string;
+  name: string;
+  defaultValue?: string;
+  options: { value: string; label: string }[];
 }) {
   return (
     <label className="block text-sm font-medium text-slate-700">
@@ -30,7 +64,10 @@ export function SelectField({ label, name, defaultValue, options }: {
 }
 
 export const buttonClass = {
-  primary: "inline-flex min-h-10 items-center justify-center rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50",
-  secondary: "inline-flex min-h-10 items-center justify-center rounded-md border border-slate-300 bg-white px-4 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50",
-  danger: "inline-flex min-h-10 items-center justify-center rounded-md bg-rose-700 px-4 py-2 text-sm font-medium text-white hover:bg-rose-600 disabled:opacity-50",
+  primary:
+    "inline-flex min-h-10 items-center justify-center rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50",
+  secondary:
+    "inline-flex min-h-10 items-center justify-center rounded-md border border-slate-300 bg-white px-4 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50",
+  danger:
+    "inline-flex min-h-10 items-center justify-center rounded-md bg-rose-700 px-4 py-2 text-sm font-medium text-white hover:bg-rose-600 disabled:opacity-50",
 };

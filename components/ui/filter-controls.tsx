@@ -7,7 +7,19 @@ import { formatTimeInput } from "./format";
 // format and zone next to tables in ISO UTC. lib/listing/query-filters.ts parses it.
 const UTC_PATTERN = "\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2})?)?( ?(Z|UTC))?";
 
-export function TimeField({ label, name, value, placeholder = "YYYY-MM-DD HH:MM:SS", required }: { label: string; name: string; value?: Date | string; placeholder?: string; required?: boolean }) {
+export function TimeField({
+  label,
+  name,
+  value,
+  placeholder = "YYYY-MM-DD HH:MM:SS",
+  required,
+}: {
+  label: string;
+  name: string;
+  value?: Date | string;
+  placeholder?: string;
+  required?: boolean;
+}) {
   return (
     <TextField
       label={`${label} (UTC)`}
@@ -21,7 +33,17 @@ export function TimeField({ label, name, value, placeholder = "YYYY-MM-DD HH:MM:
   );
 }
 
-export function TimeRangeFields({ from, to, required, toPlaceholder }: { from?: Date | string; to?: Date | string; required?: boolean; toPlaceholder?: string }) {
+export function TimeRangeFields({
+  from,
+  to,
+  required,
+  toPlaceholder,
+}: {
+  from?: Date | string;
+  to?: Date | string;
+  required?: boolean;
+  toPlaceholder?: string;
+}) {
   return (
     <>
       <TimeField label="From" name="from" value={from} required={required} />
@@ -30,7 +52,15 @@ export function TimeRangeFields({ from, to, required, toPlaceholder }: { from?: 
   );
 }
 
-export function FilterActions({ clearHref, submitLabel = "Filter", clearLabel = "Clear" }: { clearHref: string; submitLabel?: string; clearLabel?: string }) {
+export function FilterActions({
+  clearHref,
+  submitLabel = "Filter",
+  clearLabel = "Clear",
+}: {
+  clearHref: string;
+  submitLabel?: string;
+  clearLabel?: string;
+}) {
   return (
     <div className="flex items-end gap-2">
       <button type="submit" className={buttonClass.primary}>

@@ -3,7 +3,17 @@
 import Link from "next/link";
 import { buttonClass } from "./fields";
 
-export function KeysetPager({ basePath, query, cursorParam, nextCursor }: { basePath: string; query: string; cursorParam?: string; nextCursor: string | null }) {
+export function KeysetPager({
+  basePath,
+  query,
+  cursorParam,
+  nextCursor,
+}: {
+  basePath: string;
+  query: string;
+  cursorParam?: string;
+  nextCursor: string | null;
+}) {
   const next = new URLSearchParams(query);
   if (nextCursor) next.set("cursor", nextCursor);
   return (

@@ -27,7 +27,10 @@ export async function raiseAlert(input: RaiseAlertInput, db: DbOrTx = prisma): P
       state = CASE WHEN alerts.state = 'resolved' THEN 'open' ELSE alerts.state END`;
 }
 
-export async function resolveAlerts(input: { kind: string; subjects: string[]; now: Date }, db: DbOrTx = prisma): Promise<number> {
+export async function resolveAlerts(
+  input: { kind: string; subjects: string[]; now: Date },
+  db: DbOrTx = prisma,
+): Promise<number> {
   if (input.subjects.length === 0) return 0;
   return db.$executeRaw`
     UPDATE alerts SET state = 'resolved', last_seen_at = ${input.now}::timestamptz

@@ -1,12 +1,30 @@
 // The audit log's filters, parsed from a query string; bad input becomes form messages.
-import { firstParam, parseTimeRange, setTimeRange, type ParsedFilters, type QueryParams } from "../listing/query-filters";
+import {
+  firstParam,
+  parseTimeRange,
+  setTimeRange,
+  type ParsedFilters,
+  type QueryParams,
+} from "../listing/query-filters";
 
-export type AuditFilters = { action?: string; actor?: string; outcome?: string; tenantId?: string; from?: Date; to?: Date };
+export type AuditFilters = {
+  action?: string;
+  actor?: string;
+  outcome?: string;
+  tenantId?: string;
+  from?: Date;
+  to?: Date;
+};
 
 export function parseAuditFilters(params: QueryParams): ParsedFilters<AuditFilters> {
   const errors: string[] = [];
   const filters: AuditFilters = {};
-  for (const [name, field] of [["action", "action"], ["actor", "actor"], ["outcome", "outcome"], ["tenant", "tenantId"]] as const) {
+  for (const [name, field] of [
+    ["action", "action"],
+    ["actor", "actor"],
+    ["outcome", "outcome"],
+    ["tenant", "tenantId"],
+  ] as const) {
     const raw = firstParam(params[name]);
     if (raw === undefined) continue;
     if (raw.length > 200) errors.push(`${name} is too long.`);

@@ -34,7 +34,12 @@ export async function recordSignInFailure(
         tenantId: options.tenantId,
         target: options.subject,
         outcome: "denied",
-        details: { reason: "failed", aggregated: true, windowStart: windowStart.toISOString(), windowMinutes: SIGN_IN_FAILURE_WINDOW_MINUTES },
+        details: {
+          reason: "failed",
+          aggregated: true,
+          windowStart: windowStart.toISOString(),
+          windowMinutes: SIGN_IN_FAILURE_WINDOW_MINUTES,
+        },
       },
       db,
     );

@@ -7,7 +7,10 @@
 // queue hold whatever the client sends. Run behind a proxy that sets the header in production.
 export function clientAddress(forwardedFor: string | string[] | null | undefined, trustedHops: number): string {
   const raw = Array.isArray(forwardedFor) ? forwardedFor.join(",") : (forwardedFor ?? "");
-  const entries = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const entries = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const index = entries.length - Math.max(trustedHops, 1);
   const address = entries[Math.max(index, 0)] ?? "unknown";
   // Bounded and normalised: it becomes a row key and an audit subject.

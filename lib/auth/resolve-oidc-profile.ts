@@ -12,7 +12,12 @@ export type OidcClaims = { sub?: unknown; email?: unknown; email_verified?: unkn
 
 export type OidcIdentity =
   | { ok: true; sub: string; email: string; name: string | null; source: "id_token" | "userinfo" }
-  | { ok: false; sub: string | null; email: string | null; reason: "no email" | "email not verified" | "userinfo failed" };
+  | {
+      ok: false;
+      sub: string | null;
+      email: string | null;
+      reason: "no email" | "email not verified" | "userinfo failed";
+    };
 
 export async function resolveOidcProfile(options: {
   claims: OidcClaims;
@@ -44,14 +49,18 @@ export async function resolveOidcProfile(options: {
   // Userinfo about somebody else (OpenID Connect Core 5.3.2) is ignored.
   if (info && info.sub === sub) {
     const fromUserinfo = judge({ ...info, email: info.email ?? fromToken.email ?? undefined }, trustIssuerEmails);
-    if (fromUserinfo.verified) return { ok: true, sub, email: fromUserinfo.email!, name: nameOf(info) ?? nameOf(claims), source: "userinfo" };
+    if (fromUserinfo.verified)
+      return { ok: true, sub, email: fromUserinfo.email!, name: nameOf(info) ?? nameOf(claims), source: "userinfo" };
     if (fromUserinfo.email) return { ok: false, sub, email: fromUserinfo.email, reason: "email not verified" };
   }
-  return fromToken.email ? { ok: false, sub, email: fromToken.email, reason: "email not verified" } : { ok: false, sub, email: null, reason: "no email" };
+  return fromToken.email
+    ? { ok: false, sub, email: fromToken.email, reason: "email not verified" }
+    : { ok: false, sub, email: null, reason: "no email" };
 }
 
 function judge(claims: OidcClaims, trustIssuerEmails: boolean): { email: string | null; verified: boolean } {
-  const email = typeof claims.email === "string" && claims.email.includes("@") ? claims.email.trim().toLowerCase() : null;
+  const email =
+    typeof claims.email === "string" && claims.email.includes("@") ? claims.email.trim().toLowerCase() : null;
   return { email, verified: email !== null && (claims.email_verified === true || trustIssuerEmails) };
 }
 
@@ -64,7 +73,9 @@ let discovered: { issuer: string; endpoint: Promise<string | null> } | undefined
 /** The provider's userinfo endpoint from its discovery document (fetched once per process). */
 export function userinfoEndpointOf(issuer: string): Promise<string | null> {
   if (discovered?.issuer !== issuer) {
-    const endpoint = fetch(`${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(5_000) })
+    const endpoint = fetch(`${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`, {
+      signal: AbortSignal.timeout(5_000),
+    })
       .then(async (r) => ((await r.json()) as { userinfo_endpoint?: string }).userinfo_endpoint ?? null)
       .catch(() => {
         discovered = undefined; // try again next time

@@ -10,7 +10,15 @@ export async function seedDemoUsers(db: DbOrTx = prisma): Promise<number> {
     await db.user.upsert({
       where: { email: user.email },
       create: { ...user, passwordHash },
-      update: { name: user.name, role: user.role, tenantId: user.tenantId, passwordHash, failedLogins: 0, lockedUntil: null, disabledAt: null },
+      update: {
+        name: user.name,
+        role: user.role,
+        tenantId: user.tenantId,
+        passwordHash,
+        failedLogins: 0,
+        lockedUntil: null,
+        disabledAt: null,
+      },
     });
   }
   return DEMO_USERS.length;

@@ -8,7 +8,12 @@ import { prisma, type DbOrTx } from "../db";
 import { recordAudit } from "../audit/record-audit";
 import { recordSignInFailure } from "../audit/record-sign-in-failure";
 import { isRole, type Actor } from "./actor";
-import { claimAccountAttempt, claimAddressAttempt, settleAccountSuccess, settleAddressSuccess } from "./claim-sign-in-attempt";
+import {
+  claimAccountAttempt,
+  claimAddressAttempt,
+  settleAccountSuccess,
+  settleAddressSuccess,
+} from "./claim-sign-in-attempt";
 import { burnPasswordCheck, hashLimiter, hashPassword, needsRehash, verifyPassword } from "./passwords";
 import { SIGN_IN_ERROR_CODES, type SignInErrorCode } from "./sign-in-messages";
 
@@ -29,21 +34,39 @@ export async function verifyCredentials(
   return queued.busy ? { ok: false, reason: "busy", code: SIGN_IN_ERROR_CODES.busy } : queued.value;
 }
 
-async function attempt(options: { email: string; password: string; address: string; now: Date }, db: DbOrTx): Promise<SignInResult> {
+async function attempt(
+  options: { email: string; password: string; address: string; now: Date },
+  db: DbOrTx,
+): Promise<SignInResult> {
   const { email, password, address, now } = options;
   const found = email ? await db.user.findUnique({ where: { email } }) : null;
   const user = found && found.passwordHash && isRole(found.role) ? { ...found, role: found.role } : null;
 
   const addressOpen = await claimAddressAttempt(address, now, db);
   const accountOpen = addressOpen && user ? await claimAccountAttempt(user.id, now, db) : false;
-  const checked = accountOpen && user ? await verifyPassword(password, user.passwordHash!) : (await burnPasswordCheck(password), false);
+  const checked =
+    accountOpen && user
+      ? await verifyPassword(password, user.passwordHash!)
+      : (await burnPasswordCheck(password), false);
 
   if (!user || !checked || user.disabledAt) {
     const reason = !addressOpen || (user && !accountOpen) ? "locked" : user && checked ? "disabled" : "invalid";
     await recordSignInFailure(
       user
-        ? { subject: `user:${user.id}`, actor: { id: user.id, label: `${user.email} (${user.role})` }, tenantId: user.tenantId, address, now }
-        : { subject: `address:${address}`, actor: { id: null, label: `unknown email from ${address}` }, tenantId: null, address, now },
+        ? {
+            subject: `user:${user.id}`,
+            actor: { id: user.id, label: `${user.email} (${user.role})` },
+            tenantId: user.tenantId,
+            address,
+            now,
+          }
+        : {
+            subject: `address:${address}`,
+            actor: { id: null, label: `unknown email from ${address}` },
+            tenantId: null,
+            address,
+            now,
+          },
       db,
     );
     return { ok: false, reason, code: SIGN_IN_ERROR_CODES.invalid };
@@ -52,10 +75,26 @@ async function attempt(options: { email: string; password: string; address: stri
   if (needsRehash(user.passwordHash!)) await rehash(user.id, password, db);
   await settleAccountSuccess(user.id, now, db);
   await settleAddressSuccess(address, db);
-  await recordAudit({ actor: { id: user.id, label: `${user.email} (${user.role})` }, action: "sign-in", tenantId: user.tenantId, outcome: "ok", details: { method: "password" } }, db);
+  await recordAudit(
+    {
+      actor: { id: user.id, label: `${user.email} (${user.role})` },
+      action: "sign-in",
+      tenantId: user.tenantId,
+      outcome: "ok",
+      details: { method: "password" },
+    },
+    db,
+  );
   // Read after the rehash so the session is issued under the version the row holds now.
-  const { sessionVersion } = await db.user.findUniqueOrThrow({ where: { id: user.id }, select: { sessionVersion: true } });
-  return { ok: true, sessionVersion, actor: { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId } };
+  const { sessionVersion } = await db.user.findUniqueOrThrow({
+    where: { id: user.id },
+    select: { sessionVersion: true },
+  });
+  return {
+    ok: true,
+    sessionVersion,
+    actor: { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId },
+  };
 }
 
 /** Same password, new format: flagged for the session-version trigger, so other sessions live on. */

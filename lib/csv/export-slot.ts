@@ -27,7 +27,9 @@ export async function withExportSlot(lines: AsyncIterable<string>): Promise<Asyn
       // Paced: after a page that took t ms (query + CSV), rest t ms before the next, so one export
       // uses at most about half of the process however fast the client reads; ingest's callbacks
       // run in the gaps. A million rows take about twice as long; nothing else waits on them.
-      await new Promise((resolve) => (lastPageMs > 0 ? setTimeout(resolve, Math.min(lastPageMs, 200)) : setImmediate(resolve)));
+      await new Promise((resolve) =>
+        lastPageMs > 0 ? setTimeout(resolve, Math.min(lastPageMs, 200)) : setImmediate(resolve),
+      );
       const started = performance.now();
       try {
         const next = await inner.next();

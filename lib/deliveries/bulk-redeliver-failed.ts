@@ -18,20 +18,42 @@ export async function bulkRedeliverFailed(
 ): Promise<{ count: number; dryRun: boolean }> {
   authorize(options.actor, "delivery.replay");
   if (!(options.since < options.until)) throw new AppError("bad_request", "From must be before To.");
-  if (options.until.getTime() - options.since.getTime() > MAX_WINDOW_MS) throw new AppError("bad_request", "Choose a window of at most 31 days.");
+  if (options.until.getTime() - options.since.getTime() > MAX_WINDOW_MS)
+    throw new AppError("bad_request", "Choose a window of at most 31 days.");
   const hookId = await getRegisteredHookId(db);
   if (!hookId) throw new AppError("unavailable", "No webhook is registered with the provider yet.");
   const window = { since: options.since.toISOString(), until: options.until.toISOString() };
   try {
-    const { count } = await (options.provider ?? providerForDashboard()).redeliverFailed({ hookId, since: options.since, until: options.until, dryRun: options.dryRun });
+    const { count } = await (options.provider ?? providerForDashboard()).redeliverFailed({
+      hookId,
+      since: options.since,
+      until: options.until,
+      dryRun: options.dryRun,
+    });
     if (!options.dryRun) {
-      await recordAudit({ actor: auditActor(options.actor), action: "delivery.bulk_replay", outcome: "requested", details: { ...window, count } }, db);
+      await recordAudit(
+        {
+          actor: auditActor(options.actor),
+          action: "delivery.bulk_replay",
+          outcome: "requested",
+          details: { ...window, count },
+        },
+        db,
+      );
     }
     return { count, dryRun: options.dryRun };
   } catch (error) {
     const appError = toAppError(error);
     if (!options.dryRun) {
-      await recordAudit({ actor: auditActor(options.actor), action: "delivery.bulk_replay", outcome: "failed", details: { ...window, error: appError.publicMessage } }, db);
+      await recordAudit(
+        {
+          actor: auditActor(options.actor),
+          action: "delivery.bulk_replay",
+          outcome: "failed",
+          details: { ...window, error: appError.publicMessage },
+        },
+        db,
+      );
     }
     throw appError;
   }

@@ -43,9 +43,7 @@ export type DeliveryRow = {
 };
 
 export type ProviderState =
-  | { kind: "ok"; nextCursor: string | null }
-  | { kind: "not_registered" }
-  | { kind: "unreachable"; message: string };
+  { kind: "ok"; nextCursor: string | null } | { kind: "not_registered" } | { kind: "unreachable"; message: string };
 
 export const DELIVERY_STATUSES = ["all", "failed", "mismatched"] as const;
 export type DeliveryStatusFilter = (typeof DELIVERY_STATUSES)[number];
@@ -68,8 +66,16 @@ export const DELIVERIES_PER_PAGE = 25;
 
 export async function listDeliveries(
   options: {
-    actor: Actor; since: Date; until: Date; eventId?: string; tenantId?: string; status?: DeliveryStatusFilter; page?: number;
-    providerCursor?: string; provider?: DeliveryProvider; limit?: number;
+    actor: Actor;
+    since: Date;
+    until: Date;
+    eventId?: string;
+    tenantId?: string;
+    status?: DeliveryStatusFilter;
+    page?: number;
+    providerCursor?: string;
+    provider?: DeliveryProvider;
+    limit?: number;
   },
   db: DbOrTx = prisma,
 ): Promise<DeliveriesView> {
@@ -85,7 +91,12 @@ export async function listDeliveries(
   } else {
     try {
       const page = await (options.provider ?? providerForDashboard()).listDeliveries({
-        hookId, since, until, limit, eventId: options.eventId, cursor: options.providerCursor,
+        hookId,
+        since,
+        until,
+        limit,
+        eventId: options.eventId,
+        cursor: options.providerCursor,
       });
       attempts = options.tenantId ? page.items.filter((a) => a.tenantId === options.tenantId) : page.items;
       provider = { kind: "ok", nextCursor: page.nextCursor };
@@ -95,7 +106,18 @@ export async function listDeliveries(
     }
   }
 
-  const receiptSelect = { id: true, receivedAt: true, eventId: true, tenantId: true, webhookId: true, status: true, outcome: true, error: true, source: true, signatureVerdict: true } as const;
+  const receiptSelect = {
+    id: true,
+    receivedAt: true,
+    eventId: true,
+    tenantId: true,
+    webhookId: true,
+    status: true,
+    outcome: true,
+    error: true,
+    source: true,
+    signatureVerdict: true,
+  } as const;
   const providerEventIds = [...new Set(attempts.map((a) => a.eventId))];
   const [windowReceipts, matchedReceipts] = await Promise.all([
     db.receipt.findMany({
@@ -111,7 +133,11 @@ export async function listDeliveries(
     // Our receipts for the provider's events wherever they fall: the join must not miss a receipt
     // just outside the window.
     providerEventIds.length
-      ? db.receipt.findMany({ where: { OR: [{ eventId: { in: providerEventIds } }, { webhookId: { in: providerEventIds } }] }, take: 2000, select: receiptSelect })
+      ? db.receipt.findMany({
+          where: { OR: [{ eventId: { in: providerEventIds } }, { webhookId: { in: providerEventIds } }] },
+          take: 2000,
+          select: receiptSelect,
+        })
       : Promise.resolve([]),
   ]);
 
@@ -150,7 +176,13 @@ export async function listDeliveries(
   const providerKnown = provider.kind === "ok";
   const matching = [...rows.values()]
     .filter((row) => !options.tenantId || row.tenantId === options.tenantId)
-    .filter((row) => (options.status === "failed" ? isFailed(row, providerKnown) : options.status === "mismatched" ? row.mismatch !== null : true))
+    .filter((row) =>
+      options.status === "failed"
+        ? isFailed(row, providerKnown)
+        : options.status === "mismatched"
+          ? row.mismatch !== null
+          : true,
+    )
     .sort((a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime());
   const pageCount = Math.max(1, Math.ceil(matching.length / DELIVERIES_PER_PAGE));
   const page = Math.min(Math.max(1, Math.floor(options.page ?? 1)), pageCount);

@@ -11,20 +11,45 @@ import { statusOf } from "../http/to-response";
 import { ingestEvent } from "../ingest/ingest-event";
 import { jsonByteLength } from "../json/print-json";
 
-export type ReplayResult = { eventId: string; tenantId: string; status: number; outcome: string; reason: string | null; firstOutcome: string | null };
+export type ReplayResult = {
+  eventId: string;
+  tenantId: string;
+  status: number;
+  outcome: string;
+  reason: string | null;
+  firstOutcome: string | null;
+};
 
-export async function replayStoredEvent(options: { actor: Actor; tenantId: string; eventId: string }, db: DbOrTx = prisma): Promise<ReplayResult> {
+export async function replayStoredEvent(
+  options: { actor: Actor; tenantId: string; eventId: string },
+  db: DbOrTx = prisma,
+): Promise<ReplayResult> {
   authorize(options.actor, "delivery.replay");
   const tenantId = tenantScope(options.actor, options.tenantId);
   if (!tenantId) throw new AppError("not_found", "not found");
-  const claim = await db.processedEvent.findUnique({ where: { tenantId_eventId: { tenantId, eventId: options.eventId } } });
+  const claim = await db.processedEvent.findUnique({
+    where: { tenantId_eventId: { tenantId, eventId: options.eventId } },
+  });
   if (!claim) throw new AppError("not_found", "not found");
   const audit = (outcome: string, details: Record<string, unknown>) =>
-    recordAudit({ actor: auditActor(options.actor), action: "delivery.replay", tenantId, target: claim.eventId, outcome, details: { mode: "local", ...details } }, db);
+    recordAudit(
+      {
+        actor: auditActor(options.actor),
+        action: "delivery.replay",
+        tenantId,
+        target: claim.eventId,
+        outcome,
+        details: { mode: "local", ...details },
+      },
+      db,
+    );
 
   if (claim.payload === null) {
     await audit("failed", { reason: "payload purged" });
-    throw new AppError("conflict", "The stored payload was removed by retention; ask the provider to redeliver instead.");
+    throw new AppError(
+      "conflict",
+      "The stored payload was removed by retention; ask the provider to redeliver instead.",
+    );
   }
   const result = await ingestEvent({
     body: claim.payload,

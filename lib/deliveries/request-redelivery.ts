@@ -19,7 +19,14 @@ export async function requestRedelivery(
   if (!hookId) throw new AppError("unavailable", "No webhook is registered with the provider yet.");
   const audit = (outcome: string, details: Record<string, unknown> = {}) =>
     recordAudit(
-      { actor: auditActor(options.actor), action: "delivery.replay", tenantId: options.tenantId ?? null, target: options.eventId, outcome, details: { mode: "provider", deliveryId: options.deliveryId, ...details } },
+      {
+        actor: auditActor(options.actor),
+        action: "delivery.replay",
+        tenantId: options.tenantId ?? null,
+        target: options.eventId,
+        outcome,
+        details: { mode: "provider", deliveryId: options.deliveryId, ...details },
+      },
       db,
     );
   try {

@@ -19,16 +19,79 @@ const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
 // Exported for the provider simulator, which starts the demo districts from this same history so
 // the events it streams continue it (simulator/demo-districts.ts).
 export const DEMO_KEY_HISTORY: readonly (KeyEventInput & { id: string })[] = [
-  { id: "evt_demo_4417_1", type: "key.created", tenantId: "district-4417", keyId: "key_mv_01", sequence: 1, occurredAt: hoursAgo(72), scopes: ["rosters:read", "grades:read"] },
-  { id: "evt_demo_4417_2", type: "key.rotated", tenantId: "district-4417", keyId: "key_mv_02", previousKeyId: "key_mv_01", sequence: 2, occurredAt: hoursAgo(30), scopes: ["rosters:read", "grades:read"] },
-  { id: "evt_demo_2210_1", type: "key.created", tenantId: "district-2210", keyId: "key_rc_01", sequence: 1, occurredAt: hoursAgo(48), scopes: ["rosters:read"] },
-  { id: "evt_demo_2210_2", type: "key.revoked", tenantId: "district-2210", keyId: "key_rc_01", sequence: 2, occurredAt: hoursAgo(5) },
-  { id: "evt_demo_2210_3", type: "key.created", tenantId: "district-2210", keyId: "key_rc_02", sequence: 3, occurredAt: hoursAgo(4), scopes: ["rosters:read"] },
-  { id: "evt_demo_0935_1", type: "key.created", tenantId: "district-0935", keyId: "key_ch_01", sequence: 1, occurredAt: hoursAgo(20), scopes: ["attendance:write"] },
+  {
+    id: "evt_demo_4417_1",
+    type: "key.created",
+    tenantId: "district-4417",
+    keyId: "key_mv_01",
+    sequence: 1,
+    occurredAt: hoursAgo(72),
+    scopes: ["rosters:read", "grades:read"],
+  },
+  {
+    id: "evt_demo_4417_2",
+    type: "key.rotated",
+    tenantId: "district-4417",
+    keyId: "key_mv_02",
+    previousKeyId: "key_mv_01",
+    sequence: 2,
+    occurredAt: hoursAgo(30),
+    scopes: ["rosters:read", "grades:read"],
+  },
+  {
+    id: "evt_demo_2210_1",
+    type: "key.created",
+    tenantId: "district-2210",
+    keyId: "key_rc_01",
+    sequence: 1,
+    occurredAt: hoursAgo(48),
+    scopes: ["rosters:read"],
+  },
+  {
+    id: "evt_demo_2210_2",
+    type: "key.revoked",
+    tenantId: "district-2210",
+    keyId: "key_rc_01",
+    sequence: 2,
+    occurredAt: hoursAgo(5),
+  },
+  {
+    id: "evt_demo_2210_3",
+    type: "key.created",
+    tenantId: "district-2210",
+    keyId: "key_rc_02",
+    sequence: 3,
+    occurredAt: hoursAgo(4),
+    scopes: ["rosters:read"],
+  },
+  {
+    id: "evt_demo_0935_1",
+    type: "key.created",
+    tenantId: "district-0935",
+    keyId: "key_ch_01",
+    sequence: 1,
+    occurredAt: hoursAgo(20),
+    scopes: ["attendance:write"],
+  },
   // The provider re-sent an old issue under a new id: absorbed as stale.
-  { id: "evt_demo_0935_1b", type: "key.created", tenantId: "district-0935", keyId: "key_ch_01", sequence: 1, occurredAt: hoursAgo(19), scopes: ["attendance:write"] },
+  {
+    id: "evt_demo_0935_1b",
+    type: "key.created",
+    tenantId: "district-0935",
+    keyId: "key_ch_01",
+    sequence: 1,
+    occurredAt: hoursAgo(19),
+    scopes: ["attendance:write"],
+  },
   // A misrouted event: names Maple Valley's key under Cedar Hills → quarantined for a human.
-  { id: "evt_demo_0935_2", type: "key.revoked", tenantId: "district-0935", keyId: "key_mv_02", sequence: 2, occurredAt: hoursAgo(2) },
+  {
+    id: "evt_demo_0935_2",
+    type: "key.revoked",
+    tenantId: "district-0935",
+    keyId: "key_mv_02",
+    sequence: 2,
+    occurredAt: hoursAgo(2),
+  },
 ];
 
 export async function seedDemoData(db: Db = prisma): Promise<{ applied: number; duplicates: number }> {

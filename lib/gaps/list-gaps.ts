@@ -28,7 +28,11 @@ export async function listOpenGaps(
   const horizonHours = options.retryHorizonHours ?? (await getRetentionSettings(db)).retryHorizonHours;
   const cutoff = now.getTime() - horizonHours * 3_600_000;
   const [rows, total] = await Promise.all([
-    db.sequenceGap.findMany({ where, orderBy: [{ firstNoticedAt: "asc" }, { id: "asc" }], take: Math.min(options.limit ?? 20, 200) }),
+    db.sequenceGap.findMany({
+      where,
+      orderBy: [{ firstNoticedAt: "asc" }, { id: "asc" }],
+      take: Math.min(options.limit ?? 20, 200),
+    }),
     db.sequenceGap.count({ where }),
   ]);
   return {

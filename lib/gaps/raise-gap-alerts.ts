@@ -11,7 +11,10 @@ export const GAP_ALERT_KIND = "sequence_gap";
 
 export const gapAlertSubject = (gapId: bigint | string) => `sequence_gaps/${gapId}`;
 
-export async function raiseGapAlerts(options: { now?: Date; retryHorizonHours?: number } = {}, db: DbOrTx = prisma): Promise<{ raised: number; resolved: number }> {
+export async function raiseGapAlerts(
+  options: { now?: Date; retryHorizonHours?: number } = {},
+  db: DbOrTx = prisma,
+): Promise<{ raised: number; resolved: number }> {
   const now = options.now ?? new Date();
   const horizonHours = options.retryHorizonHours ?? (await getRetentionSettings(db)).retryHorizonHours;
   const cutoff = new Date(now.getTime() - horizonHours * 3_600_000);
@@ -40,9 +43,19 @@ export async function raiseGapAlerts(options: { now?: Date; retryHorizonHours?: 
     );
   }
 
-  const openAlerts = await db.alert.findMany({ where: { kind: GAP_ALERT_KIND, state: { not: "resolved" } }, select: { subject: true }, take: 5000 });
-  const ids = openAlerts.map((a) => a.subject.replace("sequence_gaps/", "")).filter((id) => /^\d+$/.test(id)).map((id) => BigInt(id));
-  const stillOpen = ids.length === 0 ? [] : await db.sequenceGap.findMany({ where: { id: { in: ids }, closedAt: null }, select: { id: true } });
+  const openAlerts = await db.alert.findMany({
+    where: { kind: GAP_ALERT_KIND, state: { not: "resolved" } },
+    select: { subject: true },
+    take: 5000,
+  });
+  const ids = openAlerts
+    .map((a) => a.subject.replace("sequence_gaps/", ""))
+    .filter((id) => /^\d+$/.test(id))
+    .map((id) => BigInt(id));
+  const stillOpen =
+    ids.length === 0
+      ? []
+      : await db.sequenceGap.findMany({ where: { id: { in: ids }, closedAt: null }, select: { id: true } });
   const open = new Set(stillOpen.map((g) => g.id.toString()));
   const closed = ids.filter((id) => !open.has(id.toString())).map(gapAlertSubject);
   const resolved = await resolveAlerts({ kind: GAP_ALERT_KIND, subjects: closed, now }, db);

@@ -9,7 +9,11 @@ import { describeError, log } from "../log";
 import { migrationStatus } from "./migration-status";
 
 export type Liveness = { ok: true };
-export type Readiness = { ok: boolean; database: "up" | "down"; migrations: "current" | "pending" | "failed" | "unknown" };
+export type Readiness = {
+  ok: boolean;
+  database: "up" | "down";
+  migrations: "current" | "pending" | "failed" | "unknown";
+};
 
 export function checkLiveness(): Liveness {
   return { ok: true };

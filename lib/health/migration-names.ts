@@ -8,10 +8,12 @@ export const DEFAULT_MIGRATIONS_DIR = "prisma/migrations";
 /** Migration directory names, in the order they apply (their timestamp prefix). */
 export async function listMigrationNames(migrationsDir = DEFAULT_MIGRATIONS_DIR): Promise<string[]> {
   // The migrations folder is read at run time (health route), never bundled.
-  const entries = await readdir(/*turbopackIgnore: true*/ migrationsDir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return [];
-    throw error;
-  });
+  const entries = await readdir(/*turbopackIgnore: true*/ migrationsDir, { withFileTypes: true }).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return [];
+      throw error;
+    },
+  );
   return entries
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)

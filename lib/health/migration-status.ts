@@ -30,7 +30,9 @@ export async function migrationStatus(options: {
 
 async function readApplied(query: QueryRows): Promise<Row[]> {
   // A database never migrated has no table: everything is pending.
-  const [found] = (await query(`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS "exists"`)) as { exists: boolean }[];
+  const [found] = (await query(`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS "exists"`)) as {
+    exists: boolean;
+  }[];
   if (!found?.exists) return [];
   return (await query(
     `SELECT migration_name, finished_at IS NOT NULL AS finished, rolled_back_at IS NOT NULL AS rolled_back

@@ -72,7 +72,9 @@ export function toResponse(value: HttpResult | AppError): Response {
         body = { run: value.run };
         break;
       case "duplicate":
-        body = value.firstOutcome ? { outcome: "duplicate", first_outcome: value.firstOutcome } : { outcome: "duplicate" };
+        body = value.firstOutcome
+          ? { outcome: "duplicate", first_outcome: value.firstOutcome }
+          : { outcome: "duplicate" };
         break;
       default:
         body = value.reason ? { outcome: value.outcome, reason: value.reason } : { outcome: value.outcome };

@@ -39,7 +39,10 @@ type Row = { outcome: IngestOutcome; reason: string | null; first_outcome: strin
 export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = prisma): Promise<ApplyResult> {
   const timeout = env().INGEST_TX_TIMEOUT_MS;
 
-  const rows = await db.$transaction((tx) => tx.$queryRaw<Row[]>(ingestStatement(options, timeout)), { maxWait: timeout, timeout });
+  const rows = await db.$transaction((tx) => tx.$queryRaw<Row[]>(ingestStatement(options, timeout)), {
+    maxWait: timeout,
+    timeout,
+  });
   const row = rows[0];
   if (!row) throw new Error("keyhook_apply_event returned no row");
   return { outcome: row.outcome, reason: row.reason, firstOutcome: row.first_outcome };

@@ -5,7 +5,11 @@ import { EVENT_TYPES } from "../vocabulary";
 export const KNOWN_EVENT_TYPES = EVENT_TYPES;
 export type KnownEventType = (typeof KNOWN_EVENT_TYPES)[number];
 
-const id = (what: string) => z.string({ error: `${what} is required` }).min(1, `${what} is required`).max(200, `${what} is too long`);
+const id = (what: string) =>
+  z
+    .string({ error: `${what} is required` })
+    .min(1, `${what} is required`)
+    .max(200, `${what} is too long`);
 
 const envelope = z.object({
   id: id("id"),
@@ -59,7 +63,13 @@ export type KeyEvent = {
   prefix: string | null;
   scopes: string[] | null;
 };
-export type UnknownTypeEvent = { id: string; type: string; tenantId: string; sequence: number | null; occurredAt: Date | null };
+export type UnknownTypeEvent = {
+  id: string;
+  type: string;
+  tenantId: string;
+  sequence: number | null;
+  occurredAt: Date | null;
+};
 
 export type ParsedEvent = { kind: "key"; event: KeyEvent } | { kind: "unknown-type"; event: UnknownTypeEvent };
 export type ParseResult = { ok: true; parsed: ParsedEvent } | { ok: false; error: string };
@@ -79,7 +89,13 @@ export function parseEvent(body: unknown): ParseResult {
   if (!(KNOWN_EVENT_TYPES as readonly string[]).includes(base.data.type)) {
     const raw = body as { sequence?: unknown };
     const seq = typeof raw.sequence === "number" && Number.isSafeInteger(raw.sequence) ? raw.sequence : null;
-    return { ok: true, parsed: { kind: "unknown-type", event: { id: base.data.id, type: base.data.type, tenantId: base.data.tenant_id, sequence: seq, occurredAt } } };
+    return {
+      ok: true,
+      parsed: {
+        kind: "unknown-type",
+        event: { id: base.data.id, type: base.data.type, tenantId: base.data.tenant_id, sequence: seq, occurredAt },
+      },
+    };
   }
 
   const schema = base.data.type === "key.rotated" ? rotatedEvent : keyEvent;

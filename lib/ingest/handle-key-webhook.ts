@@ -33,17 +33,22 @@ export async function receiveKeyWebhook(request: Request): Promise<IngestResult>
 
   const body = await readBodyWithLimit(request, config.WEBHOOK_MAX_BODY_BYTES);
   context.bodyBytes = body.bytes;
-  if (!body.ok) return reject(context, "body_too_large", `body exceeds the limit of ${config.WEBHOOK_MAX_BODY_BYTES} bytes`);
+  if (!body.ok)
+    return reject(context, "body_too_large", `body exceeds the limit of ${config.WEBHOOK_MAX_BODY_BYTES} bytes`);
 
   const signature = await withSpan("ingest.verify", () =>
     verifySignature(
-    body.text,
-    {
-      "webhook-id": context.webhookId,
-      "webhook-timestamp": request.headers.get("webhook-timestamp"),
-      "webhook-signature": request.headers.get("webhook-signature"),
-    },
-    { secrets: config.WEBHOOK_SECRETS, toleranceSeconds: config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS, receivedAt: context.receivedAt },
+      body.text,
+      {
+        "webhook-id": context.webhookId,
+        "webhook-timestamp": request.headers.get("webhook-timestamp"),
+        "webhook-signature": request.headers.get("webhook-signature"),
+      },
+      {
+        secrets: config.WEBHOOK_SECRETS,
+        toleranceSeconds: config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS,
+        receivedAt: context.receivedAt,
+      },
     ),
   );
   const { verdict } = signature;
@@ -54,7 +59,11 @@ export async function receiveKeyWebhook(request: Request): Promise<IngestResult>
     case "missing":
       return reject(context, "signature_missing", "missing webhook-id, webhook-timestamp or webhook-signature header");
     case "expired":
-      return reject(context, "signature_expired", `webhook-timestamp is outside the ±${config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS} s tolerance`);
+      return reject(
+        context,
+        "signature_expired",
+        `webhook-timestamp is outside the ±${config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS} s tolerance`,
+      );
     case "invalid":
       return reject(context, "signature_invalid", "no signature matches any configured secret");
   }

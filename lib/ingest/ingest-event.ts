@@ -44,7 +44,11 @@ export async function ingestEvent(options: IngestEventOptions, db: Db = prisma):
   if (rawBody !== null) {
     const offset = unstorableNumberOffset(rawBody);
     if (offset !== -1) {
-      return reject(options, "unstorable_body", `body contains a number out of the range PostgreSQL can store (at character ${offset})`);
+      return reject(
+        options,
+        "unstorable_body",
+        `body contains a number out of the range PostgreSQL can store (at character ${offset})`,
+      );
     }
   }
   const unstorable = findUnstorable(body);
@@ -54,7 +58,10 @@ export async function ingestEvent(options: IngestEventOptions, db: Db = prisma):
   if (!parsed.ok) return reject(options, "invalid_event", `invalid event: ${parsed.error}`);
   const { event } = parsed.parsed;
   if (event.id !== options.webhookId) {
-    return reject(options, "id_mismatch", "webhook-id header does not match the event id", { eventId: event.id, tenantId: event.tenantId });
+    return reject(options, "id_mismatch", "webhook-id header does not match the event id", {
+      eventId: event.id,
+      tenantId: event.tenantId,
+    });
   }
 
   // A known event matched its schema field by field already; an unknown type did not.
@@ -88,9 +95,20 @@ export async function ingestEvent(options: IngestEventOptions, db: Db = prisma):
     });
   } catch (error) {
     // Nothing was committed: tell the sender to retry. Never report an uncommitted change as done.
-    log.error("ingest failed; answered 503 so the sender retries", { event_id: event.id, tenant_id: event.tenantId, error: describeError(error) });
-    const result: IngestResult = { outcome: "unavailable", error: "temporarily unable to process the event; retry later" };
-    await storeRejection(options, result, { eventId: event.id, tenantId: event.tenantId, error: "could not commit; retry later" });
+    log.error("ingest failed; answered 503 so the sender retries", {
+      event_id: event.id,
+      tenant_id: event.tenantId,
+      error: describeError(error),
+    });
+    const result: IngestResult = {
+      outcome: "unavailable",
+      error: "temporarily unable to process the event; retry later",
+    };
+    await storeRejection(options, result, {
+      eventId: event.id,
+      tenantId: event.tenantId,
+      error: "could not commit; retry later",
+    });
     return result;
   }
 
@@ -106,7 +124,9 @@ export async function ingestEvent(options: IngestEventOptions, db: Db = prisma):
     source: options.source,
     latency_ms: Math.round(seconds * 100_000) / 100,
   });
-  return applied.outcome === "duplicate" ? { outcome: "duplicate", firstOutcome: applied.firstOutcome } : { outcome: applied.outcome, reason: applied.reason };
+  return applied.outcome === "duplicate"
+    ? { outcome: "duplicate", firstOutcome: applied.firstOutcome }
+    : { outcome: applied.outcome, reason: applied.reason };
 }
 
 /** A refusal before the claim: a receipt (size and our error text only, never the body), a metric and a log line. */
@@ -118,7 +138,14 @@ export async function reject(
 ): Promise<IngestResult> {
   const result: IngestResult = { outcome: "rejected", reason, error };
   await storeRejection(context, result, ids);
-  log.info("ingest rejected", { status: statusOf(result), reason, error, webhook_id: context.webhookId, event_id: ids.eventId ?? null, tenant_id: ids.tenantId ?? null });
+  log.info("ingest rejected", {
+    status: statusOf(result),
+    reason,
+    error,
+    webhook_id: context.webhookId,
+    event_id: ids.eventId ?? null,
+    tenant_id: ids.tenantId ?? null,
+  });
   return result;
 }
 
@@ -131,20 +158,22 @@ async function storeRejection(
   const status = statusOf(result);
   recordDelivery({ status, outcome: null });
   try {
-    await withSpan("ingest.receipt", () => recordReceipt({
-      receivedAt: context.receivedAt,
-      webhookId: context.webhookId,
-      eventId: extra.eventId ?? null,
-      tenantId: extra.tenantId ?? null,
-      signatureVerdict: context.signatureVerdict,
-      status,
-      error: extra.error ?? result.error,
-      latencyMicros: microsSince(context.startedAt),
-      bodyBytes: context.bodyBytes,
-      source: context.source,
-      secretFingerprint: context.secretFingerprint ?? null,
-      clockSkewMs: context.clockSkewMs ?? null,
-    }));
+    await withSpan("ingest.receipt", () =>
+      recordReceipt({
+        receivedAt: context.receivedAt,
+        webhookId: context.webhookId,
+        eventId: extra.eventId ?? null,
+        tenantId: extra.tenantId ?? null,
+        signatureVerdict: context.signatureVerdict,
+        status,
+        error: extra.error ?? result.error,
+        latencyMicros: microsSince(context.startedAt),
+        bodyBytes: context.bodyBytes,
+        source: context.source,
+        secretFingerprint: context.secretFingerprint ?? null,
+        clockSkewMs: context.clockSkewMs ?? null,
+      }),
+    );
   } catch (error) {
     log.error("could not store receipt", { status, webhook_id: context.webhookId, error: describeError(error) });
   }

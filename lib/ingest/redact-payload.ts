@@ -20,15 +20,27 @@ type Fields = Readonly<Record<string, z.ZodType>>;
 export function redactPayload(body: unknown, options: { checkShapes: boolean }): RedactedPayload {
   if (!isPlainObject(body)) return { payload: markerFor(body), redacted: true };
   const data = body.data;
-  const dataIsClean = data === undefined || isMarker(data) || (isPlainObject(data) && isClean(data, CONTRACT_DATA_FIELDS, options.checkShapes));
-  if (dataIsClean && isClean(body, CONTRACT_FIELDS, options.checkShapes, "data")) return { payload: body, redacted: false };
+  const dataIsClean =
+    data === undefined ||
+    isMarker(data) ||
+    (isPlainObject(data) && isClean(data, CONTRACT_DATA_FIELDS, options.checkShapes));
+  if (dataIsClean && isClean(body, CONTRACT_FIELDS, options.checkShapes, "data"))
+    return { payload: body, redacted: false };
 
   const entries = Object.keys(body).map((key): [string, unknown] => {
     const value = body[key];
     if (key === "data") {
       if (isMarker(value)) return [key, value];
       if (!isPlainObject(value)) return [key, markerFor(value)];
-      return [key, Object.fromEntries(Object.keys(value).map((inner) => [inner, keptOrMarker(value[inner], CONTRACT_DATA_FIELDS, inner, options.checkShapes)]))];
+      return [
+        key,
+        Object.fromEntries(
+          Object.keys(value).map((inner) => [
+            inner,
+            keptOrMarker(value[inner], CONTRACT_DATA_FIELDS, inner, options.checkShapes),
+          ]),
+        ),
+      ];
     }
     return [key, keptOrMarker(value, CONTRACT_FIELDS, key, options.checkShapes)];
   });
@@ -59,7 +71,12 @@ function markerFor(value: unknown): RedactionMarker {
 }
 
 function isMarker(value: unknown): boolean {
-  return isPlainObject(value) && value.redacted === true && typeof value.bytes === "number" && Object.keys(value).length === 2;
+  return (
+    isPlainObject(value) &&
+    value.redacted === true &&
+    typeof value.bytes === "number" &&
+    Object.keys(value).length === 2
+  );
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -52,7 +52,8 @@ export function verifySignature(rawBody: string, headers: SignatureHeaders, opti
   // The timestamp is checked before the signature, and does not depend on the secret. Whole
   // seconds on both sides, as the header has them: a skew of exactly the tolerance is accepted.
   const skewSeconds = Math.floor(options.receivedAt.getTime() / 1000) - seconds;
-  if (Math.abs(skewSeconds) > options.toleranceSeconds) return { verdict: "expired", secretFingerprint: null, clockSkewMs };
+  if (Math.abs(skewSeconds) > options.toleranceSeconds)
+    return { verdict: "expired", secretFingerprint: null, clockSkewMs };
 
   const offered = signatureHeader
     .split(" ")
@@ -72,7 +73,12 @@ export function verifySignature(rawBody: string, headers: SignatureHeaders, opti
 const signers = new Map<string, Webhook>();
 
 /** Signs like the provider does. Used by the event CLI, the simulator and the tests. */
-export function signWebhook(options: { secret: string; webhookId: string; body: string; timestamp?: Date }): Record<keyof SignatureHeaders, string> {
+export function signWebhook(options: {
+  secret: string;
+  webhookId: string;
+  body: string;
+  timestamp?: Date;
+}): Record<keyof SignatureHeaders, string> {
   const timestamp = options.timestamp ?? new Date();
   let signer = signers.get(options.secret);
   if (!signer) {

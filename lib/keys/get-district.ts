@@ -31,7 +31,10 @@ export function revokeStateOf(key: Pick<KeyView, "status" | "revokeRequestedAt" 
 }
 
 /** A ledger row as the district timeline shows it. */
-export type TimelineEvent = Pick<LedgerRow, "id" | "eventId" | "type" | "keyId" | "sequence" | "outcome" | "reason" | "receivedAt">;
+export type TimelineEvent = Pick<
+  LedgerRow,
+  "id" | "eventId" | "type" | "keyId" | "sequence" | "outcome" | "reason" | "receivedAt"
+>;
 
 export type DistrictDetail = {
   id: string;
@@ -55,8 +58,18 @@ export const INACTIVE_KEYS_PER_PAGE = 20;
 const MAX_CURRENT_KEYS = 100;
 
 const keySelect = {
-  id: true, status: true, prefix: true, scopes: true, activatedSeq: true, createdAt: true, activatedAt: true,
-  rotatedAt: true, revokedAt: true, supersededAt: true, revokeRequestedAt: true, revokeConfirmedAt: true,
+  id: true,
+  status: true,
+  prefix: true,
+  scopes: true,
+  activatedSeq: true,
+  createdAt: true,
+  activatedAt: true,
+  rotatedAt: true,
+  revokedAt: true,
+  supersededAt: true,
+  revokeRequestedAt: true,
+  revokeConfirmedAt: true,
 } as const;
 
 export async function getDistrict(
@@ -70,14 +83,22 @@ export async function getDistrict(
   if (!tenant) throw new AppError("not_found", "not found");
   const current = {
     tenantId,
-    OR: [{ status: { in: ["active", "superseded"] } }, { status: "revoked", revokeRequestedAt: { not: null }, revokeConfirmedAt: null }],
+    OR: [
+      { status: { in: ["active", "superseded"] } },
+      { status: "revoked", revokeRequestedAt: { not: null }, revokeConfirmedAt: null },
+    ],
   };
   const notCurrent = { tenantId, AND: current.OR.map((condition) => ({ NOT: condition })) };
   const inactiveCount = await db.apiKey.count({ where: notCurrent });
   const inactivePageCount = Math.max(1, Math.ceil(inactiveCount / INACTIVE_KEYS_PER_PAGE));
   const inactivePage = Math.min(Math.max(1, Math.floor(options.inactivePage ?? 1)), inactivePageCount);
   const [currentKeys, inactiveKeys, timeline] = await Promise.all([
-    db.apiKey.findMany({ where: current, orderBy: [{ status: "asc" }, { createdAt: "desc" }, { id: "asc" }], take: MAX_CURRENT_KEYS, select: keySelect }),
+    db.apiKey.findMany({
+      where: current,
+      orderBy: [{ status: "asc" }, { createdAt: "desc" }, { id: "asc" }],
+      take: MAX_CURRENT_KEYS,
+      select: keySelect,
+    }),
     db.apiKey.findMany({
       where: notCurrent,
       orderBy: [{ updatedAt: "desc" }, { id: "asc" }],
@@ -89,11 +110,23 @@ export async function getDistrict(
       where: { tenantId },
       orderBy: [{ receivedAt: "desc" }, { id: "desc" }],
       take: options.timelineLimit ?? 50,
-      select: { id: true, eventId: true, type: true, keyId: true, sequence: true, outcome: true, reason: true, receivedAt: true },
+      select: {
+        id: true,
+        eventId: true,
+        type: true,
+        keyId: true,
+        sequence: true,
+        outcome: true,
+        reason: true,
+        receivedAt: true,
+      },
     }),
   ]);
   // The version of a key is the provider's sequence that activated it.
-  const view = ({ activatedSeq, ...key }: (typeof currentKeys)[number]): KeyView => ({ ...key, version: activatedSeq === null ? null : Number(activatedSeq) });
+  const view = ({ activatedSeq, ...key }: (typeof currentKeys)[number]): KeyView => ({
+    ...key,
+    version: activatedSeq === null ? null : Number(activatedSeq),
+  });
   const currentViews = currentKeys.map(view);
   const inactiveViews = inactiveKeys.map(view);
   return {

@@ -80,7 +80,13 @@ export type ModelAnswer = {
   /** For a duplicate: the ledger outcome of the first delivery of the event. */
   firstOutcome: LedgerOutcome | null;
   /** Why an event was quarantined, or what a deactivation left when the key was unknown. */
-  note: "key of another tenant" | "previous key of another tenant" | "rotation names one key twice" | "prefix contradicts ours" | "tombstone" | null;
+  note:
+    | "key of another tenant"
+    | "previous key of another tenant"
+    | "rotation names one key twice"
+    | "prefix contradicts ours"
+    | "tombstone"
+    | null;
 };
 
 export const emptyDatabase = (): ModelDatabase => ({ claims: {}, highWaterMarks: {}, keys: {} });
@@ -88,9 +94,19 @@ export const emptyDatabase = (): ModelDatabase => ({ claims: {}, highWaterMarks:
 const isKnownType = (type: string): type is EventType => (EVENT_TYPES as readonly string[]).includes(type);
 
 /** Applies one delivery the way keyhook_apply_event does (the steps are numbered as there). */
-export function applyDelivery(database: ModelDatabase, delivery: ModelDelivery): { database: ModelDatabase; answer: ModelAnswer } {
-  const next: ModelDatabase = { claims: { ...database.claims }, highWaterMarks: { ...database.highWaterMarks }, keys: { ...database.keys } };
-  const answer = (outcome: IngestOutcome, note: ModelAnswer["note"] = null): { database: ModelDatabase; answer: ModelAnswer } => {
+export function applyDelivery(
+  database: ModelDatabase,
+  delivery: ModelDelivery,
+): { database: ModelDatabase; answer: ModelAnswer } {
+  const next: ModelDatabase = {
+    claims: { ...database.claims },
+    highWaterMarks: { ...database.highWaterMarks },
+    keys: { ...database.keys },
+  };
+  const answer = (
+    outcome: IngestOutcome,
+    note: ModelAnswer["note"] = null,
+  ): { database: ModelDatabase; answer: ModelAnswer } => {
     if (outcome !== "duplicate") next.claims[claimKey] = outcome;
     return { database: next, answer: { outcome, firstOutcome: null, note } };
   };
@@ -113,7 +129,8 @@ export function applyDelivery(database: ModelDatabase, delivery: ModelDelivery):
   const prefix = delivery.prefix ?? null;
   if (key && key.tenantId !== tenantId) return answer("quarantined", "key of another tenant");
   if (previous && previous.tenantId !== tenantId) return answer("quarantined", "previous key of another tenant");
-  if (delivery.type === "key.rotated" && previousId === delivery.keyId) return answer("quarantined", "rotation names one key twice");
+  if (delivery.type === "key.rotated" && previousId === delivery.keyId)
+    return answer("quarantined", "rotation names one key twice");
   if (delivery.type !== "key.revoked" && key && key.prefix !== null && prefix !== null && key.prefix !== prefix) {
     return answer("quarantined", "prefix contradicts ours");
   }
@@ -129,7 +146,8 @@ export function applyDelivery(database: ModelDatabase, delivery: ModelDelivery):
     return answer("applied", note);
   }
   if (delivery.type === "key.rotated" && previousId !== null) {
-    if (previous) next.keys[previousId] = { ...previous, status: previous.status === "revoked" ? "revoked" : "rotated" };
+    if (previous)
+      next.keys[previousId] = { ...previous, status: previous.status === "revoked" ? "revoked" : "rotated" };
     else {
       next.keys[previousId] = { tenantId, status: "rotated", prefix: null };
       note = "tombstone";
@@ -144,16 +162,21 @@ export function applyDelivery(database: ModelDatabase, delivery: ModelDelivery):
   }
   next.highWaterMarks[tenantId] = delivery.sequence;
   for (const [id, other] of Object.entries(next.keys)) {
-    if (other.tenantId === tenantId && other.status === "active" && id !== delivery.keyId) next.keys[id] = { ...other, status: "superseded" };
+    if (other.tenantId === tenantId && other.status === "active" && id !== delivery.keyId)
+      next.keys[id] = { ...other, status: "superseded" };
   }
   if (!key) next.keys[delivery.keyId] = { tenantId, status: "active", prefix };
-  else if (key.status === "revoked" || key.status === "rotated") next.keys[delivery.keyId] = { ...key, prefix: key.prefix ?? prefix };
+  else if (key.status === "revoked" || key.status === "rotated")
+    next.keys[delivery.keyId] = { ...key, prefix: key.prefix ?? prefix };
   else next.keys[delivery.keyId] = { ...key, status: "active", prefix: prefix ?? key.prefix };
   return answer("applied", note);
 }
 
 /** The answers to a whole arrival order, and the database it leaves. */
-export function applyDeliveries(deliveries: readonly ModelDelivery[]): { database: ModelDatabase; answers: ModelAnswer[] } {
+export function applyDeliveries(deliveries: readonly ModelDelivery[]): {
+  database: ModelDatabase;
+  answers: ModelAnswer[];
+} {
   const answers: ModelAnswer[] = [];
   let database = emptyDatabase();
   for (const delivery of deliveries) {

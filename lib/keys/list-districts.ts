@@ -36,7 +36,14 @@ export async function listDistricts(options: { actor: Actor }, db: DbOrTx = pris
   return (await listDistrictsPage({ actor: options.actor, limit: 500 }, db)).rows;
 }
 
-type Row = { id: string; name: string | null; active_keys: number; open_alerts: number; pending_revokes: number; last_event_at: Date | null };
+type Row = {
+  id: string;
+  name: string | null;
+  active_keys: number;
+  open_alerts: number;
+  pending_revokes: number;
+  last_event_at: Date | null;
+};
 
 export async function listDistrictsPage(options: ListDistrictsOptions, db: DbOrTx = prisma): Promise<DistrictsPage> {
   const limit = Math.min(Math.max(options.limit ?? DISTRICTS_PAGE_SIZE, 1), 500);

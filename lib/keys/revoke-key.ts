@@ -12,7 +12,10 @@ import { lockTenantOfKey } from "./tenant-lock";
 
 export type RevokeKeyResult = { keyId: string; tenantId: string; outcome: "revoked" | "already_revoked" };
 
-export async function revokeKey(options: { actor: Actor; keyId: string; reason?: string }, db: Db = prisma): Promise<RevokeKeyResult> {
+export async function revokeKey(
+  options: { actor: Actor; keyId: string; reason?: string },
+  db: Db = prisma,
+): Promise<RevokeKeyResult> {
   authorize(options.actor, "key.revoke");
   const scope = tenantScope(options.actor);
   return db.$transaction(async (tx) => {
@@ -30,7 +33,12 @@ export async function revokeKey(options: { actor: Actor; keyId: string; reason?:
     const outcome = updated.count === 1 ? "revoked" : "already_revoked";
     if (outcome === "revoked") {
       await enqueueOutbox(
-        { kind: "key.revoke", tenantId: key.tenantId, idempotencyKey: `revoke:${key.id}`, payload: { tenantId: key.tenantId, keyId: key.id } },
+        {
+          kind: "key.revoke",
+          tenantId: key.tenantId,
+          idempotencyKey: `revoke:${key.id}`,
+          payload: { tenantId: key.tenantId, keyId: key.id },
+        },
         tx,
       );
     }

@@ -18,12 +18,27 @@ export async function rotateKey(options: { actor: Actor; keyId: string }, db: Db
     const tenantId = await lockTenantOfKey(tx, { keyId: options.keyId, tenantScope: scope });
     const key = tenantId === null ? null : await tx.apiKey.findFirst({ where: { id: options.keyId, tenantId } });
     if (!key) throw new AppError("not_found", "not found");
-    if (key.status !== "active") throw new AppError("conflict", `Only an active key can be rotated; ${key.id} is ${key.status}.`);
+    if (key.status !== "active")
+      throw new AppError("conflict", `Only an active key can be rotated; ${key.id} is ${key.status}.`);
     const staged = await enqueueOutbox(
-      { kind: "key.rotate", tenantId: key.tenantId, idempotencyKey: `rotate:${key.id}`, payload: { tenantId: key.tenantId, keyId: key.id } },
+      {
+        kind: "key.rotate",
+        tenantId: key.tenantId,
+        idempotencyKey: `rotate:${key.id}`,
+        payload: { tenantId: key.tenantId, keyId: key.id },
+      },
       tx,
     );
-    await recordAudit({ actor: auditActor(options.actor), action: "key.rotate", tenantId: key.tenantId, target: key.id, outcome: staged.created ? "ok" : "already_requested" }, tx);
+    await recordAudit(
+      {
+        actor: auditActor(options.actor),
+        action: "key.rotate",
+        tenantId: key.tenantId,
+        target: key.id,
+        outcome: staged.created ? "ok" : "already_requested",
+      },
+      tx,
+    );
     return { outboxId: staged.id, staged: staged.created };
   });
 }

@@ -21,7 +21,10 @@ export async function lockTenant(tx: Tx, tenantId: string): Promise<boolean> {
  * tenant's id; null when there is no such key in scope. A key never changes tenant, so the key
  * read here and the key read after the lock belong to the same tenant.
  */
-export async function lockTenantOfKey(tx: Tx, options: { keyId: string; tenantScope?: string }): Promise<string | null> {
+export async function lockTenantOfKey(
+  tx: Tx,
+  options: { keyId: string; tenantScope?: string },
+): Promise<string | null> {
   const scope = options.tenantScope === undefined ? Prisma.empty : Prisma.sql`AND k.tenant_id = ${options.tenantScope}`;
   const rows = await tx.$queryRaw<{ id: string }[]>`
     SELECT t.id FROM api_keys k JOIN tenants t ON t.id = k.tenant_id

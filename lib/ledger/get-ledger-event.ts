@@ -49,14 +49,21 @@ export type LedgerEventDetail = {
   receipts: ReceiptView[];
 };
 
-export async function getLedgerEvent(options: { actor: Actor; id: string }, db: DbOrTx = prisma): Promise<LedgerEventDetail> {
+export async function getLedgerEvent(
+  options: { actor: Actor; id: string },
+  db: DbOrTx = prisma,
+): Promise<LedgerEventDetail> {
   authorize(options.actor, "ledger.view");
-  if (!/^\d{1,19}$/.test(options.id) || BigInt(options.id) > MAX_LEDGER_ID) throw new AppError("not_found", "not found");
+  if (!/^\d{1,19}$/.test(options.id) || BigInt(options.id) > MAX_LEDGER_ID)
+    throw new AppError("not_found", "not found");
   const tenantId = tenantScope(options.actor);
-  const found = await db.processedEvent.findFirst({ where: { id: BigInt(options.id), ...(tenantId ? { tenantId } : {}) } });
+  const found = await db.processedEvent.findFirst({
+    where: { id: BigInt(options.id), ...(tenantId ? { tenantId } : {}) },
+  });
   if (!found) throw new AppError("not_found", "not found");
   const { payload, ...event } = found;
-  const payloadText = payload === null ? null : printJson(redactPayload(payload, { checkShapes: true }).payload, PAYLOAD_DISPLAY).text;
+  const payloadText =
+    payload === null ? null : printJson(redactPayload(payload, { checkShapes: true }).payload, PAYLOAD_DISPLAY).text;
   const receipts = await db.receipt.findMany({
     where: {
       OR: [
@@ -68,7 +75,17 @@ export async function getLedgerEvent(options: { actor: Actor; id: string }, db: 
     },
     orderBy: [{ receivedAt: "asc" }, { id: "asc" }],
     take: 500,
-    select: { id: true, receivedAt: true, webhookId: true, signatureVerdict: true, status: true, outcome: true, error: true, latencyMicros: true, source: true },
+    select: {
+      id: true,
+      receivedAt: true,
+      webhookId: true,
+      signatureVerdict: true,
+      status: true,
+      outcome: true,
+      error: true,
+      latencyMicros: true,
+      source: true,
+    },
   });
   return { ...event, payloadText, receipts };
 }

@@ -1,7 +1,13 @@
 // The ledger's filters, parsed from a query string at the boundary. Bad input becomes a message
 // for the form, never an exception (the parts every list shares: lib/listing/query-filters.ts).
 import { z } from "zod";
-import { firstParam, parseTimeRange, setTimeRange, type ParsedFilters, type QueryParams } from "../listing/query-filters";
+import {
+  firstParam,
+  parseTimeRange,
+  setTimeRange,
+  type ParsedFilters,
+  type QueryParams,
+} from "../listing/query-filters";
 import { LEDGER_OUTCOMES } from "../vocabulary";
 
 export { LEDGER_OUTCOMES };
@@ -20,7 +26,11 @@ const text = z.string().trim().max(200);
 export function parseLedgerFilters(params: QueryParams): ParsedFilters<LedgerFilters> {
   const errors: string[] = [];
   const filters: LedgerFilters = {};
-  for (const [name, label] of [["tenant", "District"], ["type", "Type"], ["event", "Event id"]] as const) {
+  for (const [name, label] of [
+    ["tenant", "District"],
+    ["type", "Type"],
+    ["event", "Event id"],
+  ] as const) {
     const raw = firstParam(params[name]);
     if (raw === undefined) continue;
     const parsed = text.safeParse(raw);

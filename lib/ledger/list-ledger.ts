@@ -27,8 +27,17 @@ export type LedgerRow = {
 export type LedgerPage = { rows: LedgerRow[]; nextCursor: string | null };
 
 type SqlRow = {
-  id: bigint; tenant_id: string; event_id: string; type: string; key_id: string | null; sequence: bigint | null;
-  outcome: string; reason: string | null; received_at: Date; processing_micros: number; resolved_at: Date | null;
+  id: bigint;
+  tenant_id: string;
+  event_id: string;
+  type: string;
+  key_id: string | null;
+  sequence: bigint | null;
+  outcome: string;
+  reason: string | null;
+  received_at: Date;
+  processing_micros: number;
+  resolved_at: Date | null;
 };
 
 export const LEDGER_PAGE_SIZE = 50;
@@ -41,11 +50,19 @@ export async function listLedger(
   const rows = await db.$queryRaw<SqlRow[]>(ledgerPageSql({ ...options, limit: limit + 1 }));
   const page = rows.slice(0, limit).map(toLedgerRow);
   const last = page[page.length - 1];
-  return { rows: page, nextCursor: rows.length > limit && last ? encodeCursor({ at: last.receivedAt, id: last.id }) : null };
+  return {
+    rows: page,
+    nextCursor: rows.length > limit && last ? encodeCursor({ at: last.receivedAt, id: last.id }) : null,
+  };
 }
 
 /** The page query itself (authorized and scoped), exported so a test can EXPLAIN it. */
-export function ledgerPageSql(options: { actor: Actor; filters: LedgerFilters; cursor?: KeysetCursor; limit: number }): Prisma.Sql {
+export function ledgerPageSql(options: {
+  actor: Actor;
+  filters: LedgerFilters;
+  cursor?: KeysetCursor;
+  limit: number;
+}): Prisma.Sql {
   authorize(options.actor, "ledger.view");
   const tenantId = tenantScope(options.actor, options.filters.tenantId);
   const { filters, cursor } = options;

@@ -4,7 +4,15 @@ import "server-only";
 import { Gauge, type Registry } from "prom-client";
 import { prisma, type Db } from "../db";
 
-type Row = { ledger_rows: number; outbox_backlog: number; quarantine_open: number; superseded_keys: number; purge_runs: number; purge_failures: number; last_purge_seconds: number | null };
+type Row = {
+  ledger_rows: number;
+  outbox_backlog: number;
+  quarantine_open: number;
+  superseded_keys: number;
+  purge_runs: number;
+  purge_failures: number;
+  last_purge_seconds: number | null;
+};
 
 export async function databaseGaugesText(registry: Registry, db: Db = prisma): Promise<string> {
   const [row] = await db.$queryRaw<Row[]>`
@@ -21,10 +29,18 @@ export async function databaseGaugesText(registry: Registry, db: Db = prisma): P
     if (value === null || value === undefined) return;
     new Gauge({ name, help, registers: [scratch] }).set(Number(value));
   };
-  gauge("keyhook_ledger_rows", "Dedupe ledger rows (planner estimate: exact counts are too slow at scale).", row?.ledger_rows);
+  gauge(
+    "keyhook_ledger_rows",
+    "Dedupe ledger rows (planner estimate: exact counts are too slow at scale).",
+    row?.ledger_rows,
+  );
   gauge("keyhook_outbox_backlog", "Outbound provider calls staged and not yet sent.", row?.outbox_backlog);
   gauge("keyhook_quarantine_open", "Quarantined events waiting for a human.", row?.quarantine_open);
-  gauge("keyhook_superseded_keys", "Keys superseded while still active: possibly-live credentials nobody revoked.", row?.superseded_keys);
+  gauge(
+    "keyhook_superseded_keys",
+    "Keys superseded while still active: possibly-live credentials nobody revoked.",
+    row?.superseded_keys,
+  );
   gauge("keyhook_purge_runs", "Ledger purge runs recorded (all time, within retention).", row?.purge_runs);
   gauge("keyhook_purge_failures", "Ledger purge runs that failed.", row?.purge_failures);
   gauge("keyhook_last_purge_timestamp_seconds", "Start of the last successful purge run.", row?.last_purge_seconds);

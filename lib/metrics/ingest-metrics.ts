@@ -39,5 +39,6 @@ export function metrics(): Instruments {
 export function recordDelivery(options: { status: number; outcome: string | null; seconds?: number }): void {
   const instruments = metrics();
   instruments.deliveries.inc({ status: String(options.status), outcome: options.outcome ?? "none" });
-  if (options.seconds !== undefined && options.outcome) instruments.ingestSeconds.observe({ outcome: options.outcome }, options.seconds);
+  if (options.seconds !== undefined && options.outcome)
+    instruments.ingestSeconds.observe({ outcome: options.outcome }, options.seconds);
 }

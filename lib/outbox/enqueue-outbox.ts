@@ -20,6 +20,9 @@ export async function enqueueOutbox(
     ON CONFLICT (idempotency_key) DO NOTHING
     RETURNING id`;
   if (rows[0]) return { id: rows[0].id, created: true };
-  const existing = await db.outboxMessage.findUniqueOrThrow({ where: { idempotencyKey: options.idempotencyKey }, select: { id: true } });
+  const existing = await db.outboxMessage.findUniqueOrThrow({
+    where: { idempotencyKey: options.idempotencyKey },
+    select: { id: true },
+  });
   return { id: existing.id, created: false };
 }

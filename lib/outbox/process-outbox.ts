@@ -38,7 +38,14 @@ const ABANDONED = "abandoned: the worker stopped before the provider's answer wa
 const IN_FLIGHT = "in flight";
 const LEASE_RAN_OUT = "not sent: the batch ran past its lease; the row is sent by a later claim";
 
-type ClaimedRow = { id: bigint; kind: string; payload: unknown; idempotency_key: string; attempts: number; attempt_id: bigint };
+type ClaimedRow = {
+  id: bigint;
+  kind: string;
+  payload: unknown;
+  idempotency_key: string;
+  attempts: number;
+  attempt_id: bigint;
+};
 
 const payloads = {
   "key.revoke": z.object({ tenantId: z.string().min(1), keyId: z.string().min(1) }),
@@ -87,7 +94,12 @@ export async function processOutbox(options: ProcessOutboxOptions, db: Db = pris
       continue;
     }
     const started = performance.now();
-    let outcome: { status: number | null; error: string | null; next: "sent" | "pending" | "failed"; retryAfterMs: number | null };
+    let outcome: {
+      status: number | null;
+      error: string | null;
+      next: "sent" | "pending" | "failed";
+      retryAfterMs: number | null;
+    };
     try {
       const answer = await send(options.client, row);
       outcome = { status: answer.status, error: null, next: "sent", retryAfterMs: null };
@@ -106,7 +118,10 @@ export async function processOutbox(options: ProcessOutboxOptions, db: Db = pris
     }
     const durationMs = Math.round(performance.now() - started);
     const finishedAt = now();
-    const backoff = Math.min(options.maxBackoffMs ?? 600_000, (options.baseBackoffMs ?? 2_000) * 2 ** (row.attempts - 1));
+    const backoff = Math.min(
+      options.maxBackoffMs ?? 600_000,
+      (options.baseBackoffMs ?? 2_000) * 2 ** (row.attempts - 1),
+    );
     const nextAttemptAt = new Date(finishedAt.getTime() + Math.max(backoff, outcome.retryAfterMs ?? 0));
 
     await db.$transaction([
@@ -125,9 +140,19 @@ export async function processOutbox(options: ProcessOutboxOptions, db: Db = pris
       }),
     ]);
     result[outcome.next === "pending" ? "retrying" : outcome.next]++;
-    const fields = { outbox_id: String(row.id), kind: row.kind, attempt: row.attempts, status: outcome.status, duration_ms: durationMs };
+    const fields = {
+      outbox_id: String(row.id),
+      kind: row.kind,
+      attempt: row.attempts,
+      status: outcome.status,
+      duration_ms: durationMs,
+    };
     if (outcome.next === "sent") log.info("outbox sent", fields);
-    else log.warn(`outbox attempt failed; ${outcome.next === "pending" ? `retrying at ${nextAttemptAt.toISOString()}` : "giving up"}`, { ...fields, error: outcome.error });
+    else
+      log.warn(
+        `outbox attempt failed; ${outcome.next === "pending" ? `retrying at ${nextAttemptAt.toISOString()}` : "giving up"}`,
+        { ...fields, error: outcome.error },
+      );
   }
   return result;
 }

@@ -24,7 +24,10 @@ export type Overview = {
   chart: ChartDay[];
 };
 
-export async function getOverview(options: { actor: Actor; days?: number; now?: Date }, db: DbOrTx = prisma): Promise<Overview> {
+export async function getOverview(
+  options: { actor: Actor; days?: number; now?: Date },
+  db: DbOrTx = prisma,
+): Promise<Overview> {
   authorize(options.actor, "overview.view");
   const tenantId = tenantScope(options.actor);
   const now = options.now ?? new Date();
@@ -32,12 +35,15 @@ export async function getOverview(options: { actor: Actor; days?: number; now?: 
   const days = Math.min(Math.max(options.days ?? 14, 1), 90);
   const since = new Date(today.getTime() - (days - 1) * 86_400_000);
   // Unscoped (staff): every district but the readiness canary; receipts without a tenant stay.
-  const tenantSql = tenantId ? Prisma.sql`AND tenant_id = ${tenantId}` : Prisma.sql`AND tenant_id IS DISTINCT FROM ${CANARY_TENANT_ID}`;
+  const tenantSql = tenantId
+    ? Prisma.sql`AND tenant_id = ${tenantId}`
+    : Prisma.sql`AND tenant_id IS DISTINCT FROM ${CANARY_TENANT_ID}`;
   const tenantWhere = tenantId ? { tenantId } : { tenantId: NOT_CANARY };
 
   const [outcomes, receiptsToday, quarantineOpen, openAlerts, activeKeys, ledgerRows, chartRows] = await Promise.all([
     tenantId
-      ? db.processedEvent.groupBy({ by: ["outcome"], where: { tenantId, receivedAt: { gte: today } }, _count: true })
+      ? db.processedEvent
+          .groupBy({ by: ["outcome"], where: { tenantId, receivedAt: { gte: today } }, _count: true })
           .then((rows) => rows.map((o) => ({ key: o.outcome, rows: o._count })))
       : countRollup({ source: "processed_events", from: today, to: null }, db),
     tenantId
@@ -53,7 +59,9 @@ export async function getOverview(options: { actor: Actor; days?: number; now?: 
     db.processedEvent.count({ where: { ...tenantWhere, outcome: "quarantined", resolvedAt: null } }),
     db.apiKey.count({ where: { ...tenantWhere, status: "superseded" } }),
     tenantId ? db.apiKey.count({ where: { tenantId, status: "active" } }) : countActiveKeys(db),
-    tenantId ? db.processedEvent.count({ where: { tenantId } }) : countRollup({ source: "processed_events", from: null, to: null }, db).then(totalRows),
+    tenantId
+      ? db.processedEvent.count({ where: { tenantId } })
+      : countRollup({ source: "processed_events", from: null, to: null }, db).then(totalRows),
     // Receipts, not claims: the chart shows what every delivery came to, duplicates and rejections included.
     tenantId
       ? db.$queryRaw<{ day: string; outcome: string; n: bigint }[]>`
@@ -73,7 +81,9 @@ export async function getOverview(options: { actor: Actor; days?: number; now?: 
   });
   for (const row of chartRows) {
     const entry = chart.find((c) => c.day === row.day);
-    const outcome = (CHART_OUTCOMES as readonly string[]).includes(row.outcome) ? (row.outcome as ChartOutcome) : "rejected";
+    const outcome = (CHART_OUTCOMES as readonly string[]).includes(row.outcome)
+      ? (row.outcome as ChartOutcome)
+      : "rejected";
     if (entry) entry.counts[outcome] += Number(row.n);
   }
   const receipts = receiptsToday ?? { total: 0n, ok: 0n, duplicates: 0n };
@@ -100,5 +110,7 @@ async function countActiveKeys(db: DbOrTx): Promise<number> {
   const [row] = await db.$queryRaw<{ estimate: number }[]>`
     SELECT reltuples::float8 AS estimate FROM pg_class WHERE oid = 'api_keys_one_active_per_tenant'::regclass`;
   const estimate = Number(row?.estimate ?? -1);
-  return estimate > 10_000 ? Math.round(estimate) : db.apiKey.count({ where: { status: "active", tenantId: NOT_CANARY } });
+  return estimate > 10_000
+    ? Math.round(estimate)
+    : db.apiKey.count({ where: { status: "active", tenantId: NOT_CANARY } });
 }

@@ -4,11 +4,21 @@ import "server-only";
 import { prisma, type Db, type DbOrTx } from "../db";
 import { auditActor, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
-import { getRetentionSettings, getRetentionStats, listPurgeRuns, updateRetentionSettings, type RetentionSettings } from "../retention";
+import {
+  getRetentionSettings,
+  getRetentionStats,
+  listPurgeRuns,
+  updateRetentionSettings,
+  type RetentionSettings,
+} from "../retention";
 
 export async function getRetentionView(options: { actor: Actor }, db: DbOrTx = prisma) {
   authorize(options.actor, "retention.view");
-  const [settings, stats, runs] = await Promise.all([getRetentionSettings(db), getRetentionStats(db), listPurgeRuns({ limit: 20 }, db)]);
+  const [settings, stats, runs] = await Promise.all([
+    getRetentionSettings(db),
+    getRetentionStats(db),
+    listPurgeRuns({ limit: 20 }, db),
+  ]);
   return { settings, stats, runs };
 }
 
@@ -18,7 +28,12 @@ export async function saveRetentionSettings(
 ): Promise<RetentionSettings> {
   authorize(options.actor, "retention.edit");
   return updateRetentionSettings(
-    { retentionDays: options.retentionDays, retryHorizonHours: options.retryHorizonHours, payloadRetentionDays: options.payloadRetentionDays, actor: auditActor(options.actor) },
+    {
+      retentionDays: options.retentionDays,
+      retryHorizonHours: options.retryHorizonHours,
+      payloadRetentionDays: options.payloadRetentionDays,
+      actor: auditActor(options.actor),
+    },
     db,
   );
 }

@@ -135,7 +135,8 @@ export function createProviderClient(options: ProviderClientOptions) {
     schema: T;
   }): Promise<z.output<T>> {
     const url = new URL(baseUrl + spec.path);
-    for (const [name, value] of Object.entries(spec.query ?? {})) if (value !== undefined) url.searchParams.set(name, value);
+    for (const [name, value] of Object.entries(spec.query ?? {}))
+      if (value !== undefined) url.searchParams.set(name, value);
     const headers: Record<string, string> = { authorization: `Bearer ${options.apiKey}`, accept: "application/json" };
     if (spec.body !== undefined) headers["content-type"] = "application/json";
     if (spec.idempotencyKey) headers["idempotency-key"] = spec.idempotencyKey;
@@ -147,7 +148,12 @@ export function createProviderClient(options: ProviderClientOptions) {
       let failure: ProviderError;
       let status: number | null = null;
       try {
-        const response = await fetchImpl(url, { method: spec.method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+        const response = await fetchImpl(url, {
+          method: spec.method,
+          headers,
+          body,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
         status = response.status;
         const text = await response.text();
         if (response.ok) {
@@ -174,7 +180,14 @@ export function createProviderClient(options: ProviderClientOptions) {
     }
   }
 
-  function report(spec: { method: string; path: string }, attempt: number, status: number | null, started: number, error: ProviderErrorCode | null, retryInMs: number | null) {
+  function report(
+    spec: { method: string; path: string },
+    attempt: number,
+    status: number | null,
+    started: number,
+    error: ProviderErrorCode | null,
+    retryInMs: number | null,
+  ) {
     options.onAttempt?.({
       method: spec.method,
       path: spec.path,
@@ -215,7 +228,10 @@ export function createProviderClient(options: ProviderClientOptions) {
     }
     const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
     const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-    return new ProviderNetworkError(`could not reach the provider at ${baseUrl} (${reason})`, { attempts, cause: error });
+    return new ProviderNetworkError(`could not reach the provider at ${baseUrl} (${reason})`, {
+      attempts,
+      cause: error,
+    });
   }
 
   return {
@@ -233,7 +249,12 @@ export function createProviderClient(options: ProviderClientOptions) {
     },
 
     /** Starts a secret rotation: the provider signs with the old and the new secret until the overlap ends. */
-    async rotateWebhookSecret(input: { hookId: string; idempotencyKey: string; secret?: string; overlapSeconds?: number }) {
+    async rotateWebhookSecret(input: {
+      hookId: string;
+      idempotencyKey: string;
+      secret?: string;
+      overlapSeconds?: number;
+    }) {
       const result = await call({
         method: "POST",
         path: `/v1/account/webhooks/${segment(input.hookId)}/rotate-secret`,
@@ -260,8 +281,11 @@ export function createProviderClient(options: ProviderClientOptions) {
     },
 
     /** Newest attempts first; pass `nextCursor` back as `cursor` for the next page. */
-    async listDeliveries(input: ListDeliveriesOptions): Promise<{ items: ProviderDeliveryAttempt[]; nextCursor: string | null }> {
-      const limit = input.limit === undefined ? undefined : valid(z.number().int().min(1).max(250), input.limit, "limit");
+    async listDeliveries(
+      input: ListDeliveriesOptions,
+    ): Promise<{ items: ProviderDeliveryAttempt[]; nextCursor: string | null }> {
+      const limit =
+        input.limit === undefined ? undefined : valid(z.number().int().min(1).max(250), input.limit, "limit");
       const page = await call({
         method: "GET",
         path: `/v1/account/webhooks/deliveries/${segment(input.hookId)}`,
@@ -307,7 +331,13 @@ export function createProviderClient(options: ProviderClientOptions) {
     },
 
     /** Redelivers every event whose delivery is still failed and failed within [since, until]. */
-    async redeliverFailed(input: { hookId: string; since: Date; until: Date; dryRun: boolean; idempotencyKey?: string }) {
+    async redeliverFailed(input: {
+      hookId: string;
+      since: Date;
+      until: Date;
+      dryRun: boolean;
+      idempotencyKey?: string;
+    }) {
       if (!(input.since < input.until)) throw new ProviderError("bad_request", "since must be before until");
       const result = await call({
         method: "POST",
@@ -398,7 +428,11 @@ function keyResult(wire: z.output<typeof wireKeyResult>): ProviderKeyResult {
   };
 }
 
-function parseBody<T extends z.ZodType>(text: string, schema: T, details: { status: number; attempts: number }): z.output<T> {
+function parseBody<T extends z.ZodType>(
+  text: string,
+  schema: T,
+  details: { status: number; attempts: number },
+): z.output<T> {
   let decoded: unknown;
   try {
     decoded = JSON.parse(text);
@@ -408,7 +442,10 @@ function parseBody<T extends z.ZodType>(text: string, schema: T, details: { stat
   const parsed = schema.safeParse(decoded);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new ProviderResponseError(`provider answered ${details.status} with an unexpected body (${issue.path.join(".") || "body"}: ${issue.message})`, details);
+    throw new ProviderResponseError(
+      `provider answered ${details.status} with an unexpected body (${issue.path.join(".") || "body"}: ${issue.message})`,
+      details,
+    );
   }
   return parsed.data;
 }

@@ -91,12 +91,15 @@ export function isProviderError(error: unknown, code?: ProviderErrorCode): error
  */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  if (!(error instanceof ProviderError)) return new AppError("unavailable", "the provider could not be reached; try again later", { cause: error });
+  if (!(error instanceof ProviderError))
+    return new AppError("unavailable", "the provider could not be reached; try again later", { cause: error });
   switch (error.code) {
     case "not_found":
       return new AppError("not_found", "the provider does not know this key or webhook", { cause: error });
     case "conflict":
-      return new AppError("conflict", "the provider refused: the key is not in a state that allows this", { cause: error });
+      return new AppError("conflict", "the provider refused: the key is not in a state that allows this", {
+        cause: error,
+      });
     case "bad_request":
       return new AppError("bad_request", "the provider refused the request as invalid", { cause: error });
     case "unauthorized":

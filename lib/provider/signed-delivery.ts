@@ -30,7 +30,10 @@ export function buildKeyEvent(input: KeyEventInput): Record<string, unknown> {
   };
   if (input.previousKeyId) event.previous_key_id = input.previousKeyId;
   if (input.type !== "key.revoked") {
-    event.data = { prefix: input.prefix ?? `ik_live_${input.keyId.slice(-4)}`, scopes: input.scopes ?? ["rosters:read"] };
+    event.data = {
+      prefix: input.prefix ?? `ik_live_${input.keyId.slice(-4)}`,
+      scopes: input.scopes ?? ["rosters:read"],
+    };
   }
   return event;
 }
@@ -38,11 +41,18 @@ export function buildKeyEvent(input: KeyEventInput): Record<string, unknown> {
 export type SignedDelivery = { body: string; headers: Record<string, string> };
 
 /** Signs a body with one or more secrets (several during a secret rotation, space-separated). */
-export function signDelivery(options: { body: string; webhookId: string; secrets: readonly string[]; timestamp?: Date }): SignedDelivery {
+export function signDelivery(options: {
+  body: string;
+  webhookId: string;
+  secrets: readonly string[];
+  timestamp?: Date;
+}): SignedDelivery {
   // One timestamp for the header and every signature: read twice, a second boundary in between
   // would sign one time and announce another (an intermittent 401).
   const timestamp = options.timestamp ?? new Date();
-  const [first, ...others] = options.secrets.map((secret) => signWebhook({ secret, webhookId: options.webhookId, body: options.body, timestamp }));
+  const [first, ...others] = options.secrets.map((secret) =>
+    signWebhook({ secret, webhookId: options.webhookId, body: options.body, timestamp }),
+  );
   const signatures = [first!, ...others].map((headers) => headers["webhook-signature"]);
   return {
     body: options.body,

@@ -32,13 +32,20 @@ export async function ensureWebhookRegistered(
   if (hookId && hookUrl?.value === options.url) return { hookId, created: false };
 
   const client = options.client ?? providerClientFromEnv();
-  const hook = await client.registerWebhook({ url: options.url, idempotencyKey: registrationIdempotencyKey(options.url) });
+  const hook = await client.registerWebhook({
+    url: options.url,
+    idempotencyKey: registrationIdempotencyKey(options.url),
+  });
   const updatedBy = options.actor ?? "system";
   for (const [key, value] of [
     [HOOK_ID_SETTING, hook.hookId],
     [HOOK_URL_SETTING, options.url],
   ] as const) {
-    await db.setting.upsert({ where: { key }, create: { key, value, updatedBy }, update: { value, updatedBy, updatedAt: new Date() } });
+    await db.setting.upsert({
+      where: { key },
+      create: { key, value, updatedBy },
+      update: { value, updatedBy, updatedAt: new Date() },
+    });
   }
   return { hookId: hook.hookId, created: true };
 }

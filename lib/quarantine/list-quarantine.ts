@@ -15,7 +15,13 @@ export type QuarantinedEvent = {
   receivedAt: Date;
 };
 
-export type SupersededKey = { id: string; tenantId: string; prefix: string | null; supersededAt: Date | null; supersededByKeyId: string | null };
+export type SupersededKey = {
+  id: string;
+  tenantId: string;
+  prefix: string | null;
+  supersededAt: Date | null;
+  supersededByKeyId: string | null;
+};
 
 export async function listQuarantine(
   options: { actor: Actor; limit?: number },

@@ -25,18 +25,31 @@ export async function resolveQuarantinedEvent(
   const tenantId = tenantScope(options.actor);
   const note = options.note?.trim().slice(0, 500) || null;
   return db.$transaction(async (tx) => {
-    const event = await tx.processedEvent.findFirst({ where: { id: BigInt(options.id), outcome: "quarantined", ...(tenantId ? { tenantId } : {}) } });
+    const event = await tx.processedEvent.findFirst({
+      where: { id: BigInt(options.id), outcome: "quarantined", ...(tenantId ? { tenantId } : {}) },
+    });
     if (!event) throw new AppError("not_found", "not found");
     // The decision is about this district's keys: taken under its tenant lock (lib/keys/tenant-lock.ts),
     // like every change of them. The event's row itself is settled by the conditional update below.
     await lockTenant(tx, event.tenantId);
     const updated = await tx.processedEvent.updateMany({
       where: { id: event.id, resolvedAt: null },
-      data: { resolvedAt: new Date(), resolvedBy: options.actor.email, resolution: note ? `${options.resolution}: ${note}` : options.resolution },
+      data: {
+        resolvedAt: new Date(),
+        resolvedBy: options.actor.email,
+        resolution: note ? `${options.resolution}: ${note}` : options.resolution,
+      },
     });
     const outcome = updated.count === 1 ? "resolved" : "already_resolved";
     await recordAudit(
-      { actor: auditActor(options.actor), action: "quarantine.resolve", tenantId: event.tenantId, target: event.eventId, outcome: outcome === "resolved" ? "ok" : outcome, details: { resolution: options.resolution, note } },
+      {
+        actor: auditActor(options.actor),
+        action: "quarantine.resolve",
+        tenantId: event.tenantId,
+        target: event.eventId,
+        outcome: outcome === "resolved" ? "ok" : outcome,
+        details: { resolution: options.resolution, note },
+      },
       tx,
     );
     return { eventId: event.eventId, outcome };

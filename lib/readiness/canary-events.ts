@@ -10,25 +10,44 @@ import { CANARY_TENANT_ID } from "./canary";
 export type CanaryAnswer = { status: number; body: string };
 
 export async function canaryLastSequence(db: DbOrTx): Promise<number | null> {
-  const tenant = await db.tenant.findUnique({ where: { id: CANARY_TENANT_ID }, select: { lastSeenSequence: true, highWaterMark: true } });
+  const tenant = await db.tenant.findUnique({
+    where: { id: CANARY_TENANT_ID },
+    select: { lastSeenSequence: true, highWaterMark: true },
+  });
   if (!tenant) return null;
   return Number(tenant.lastSeenSequence ?? tenant.highWaterMark);
 }
 
-export function canaryEvent(input: { sequence: number; label: string }): { eventId: string; keyId: string; body: string } {
+export function canaryEvent(input: { sequence: number; label: string }): {
+  eventId: string;
+  keyId: string;
+  body: string;
+} {
   const keyId = `key_canary_${input.label}_${randomBytes(6).toString("hex")}`;
   const event = buildKeyEvent({ type: "key.revoked", tenantId: CANARY_TENANT_ID, keyId, sequence: input.sequence });
   return { eventId: String(event.id), keyId, body: JSON.stringify(event) };
 }
 
-export async function postSigned(input: { url: string; body: string; eventId: string; secret: string; timeoutMs: number }): Promise<CanaryAnswer> {
+export async function postSigned(input: {
+  url: string;
+  body: string;
+  eventId: string;
+  secret: string;
+  timeoutMs: number;
+}): Promise<CanaryAnswer> {
   const signed = signDelivery({ body: input.body, webhookId: input.eventId, secrets: [input.secret] });
   try {
-    const response = await fetch(input.url, { method: "POST", headers: signed.headers, body: signed.body, signal: AbortSignal.timeout(input.timeoutMs) });
+    const response = await fetch(input.url, {
+      method: "POST",
+      headers: signed.headers,
+      body: signed.body,
+      signal: AbortSignal.timeout(input.timeoutMs),
+    });
     return { status: response.status, body: (await response.text()).slice(0, 300) };
   } catch (error) {
     const name = (error as { name?: string })?.name;
-    if (name === "TimeoutError" || name === "AbortError") return { status: 0, body: `no answer within ${input.timeoutMs} ms` };
+    if (name === "TimeoutError" || name === "AbortError")
+      return { status: 0, body: `no answer within ${input.timeoutMs} ms` };
     const cause = (error as { cause?: { code?: string } })?.cause?.code;
     return { status: 0, body: `could not reach ${input.url}${cause ? ` (${cause})` : ""}` };
   }

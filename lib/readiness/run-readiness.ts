@@ -21,7 +21,15 @@ import { checkForcedFailure } from "./step-forced-failure";
 import { checkRetention } from "./step-retention";
 import type { ReadinessContext, ReadinessProvider, ReadinessStepId, StepResult } from "./types";
 
-export type ReadinessRunResult = { id: string; passed: boolean; startedAt: Date; finishedAt: Date; actor: string; trigger: string; steps: StepResult[] };
+export type ReadinessRunResult = {
+  id: string;
+  passed: boolean;
+  startedAt: Date;
+  finishedAt: Date;
+  actor: string;
+  trigger: string;
+  steps: StepResult[];
+};
 
 export type RunReadinessOptions = {
   actor: AuditActor;
@@ -41,10 +49,14 @@ const IN_PROGRESS_MS = 2 * 60_000;
 export async function runReadiness(options: RunReadinessOptions, db: Db = prisma): Promise<ReadinessRunResult> {
   const config = env();
   const now = options.now ?? (() => new Date());
-  const running = await db.readinessRun.findFirst({ where: { finishedAt: null, startedAt: { gt: new Date(now().getTime() - IN_PROGRESS_MS) } } });
+  const running = await db.readinessRun.findFirst({
+    where: { finishedAt: null, startedAt: { gt: new Date(now().getTime() - IN_PROGRESS_MS) } },
+  });
   if (running) throw new AppError("conflict", "a readiness run is already in progress; wait for it to finish");
 
-  const run = await db.readinessRun.create({ data: { actor: options.actor.label, trigger: options.trigger, startedAt: now() } });
+  const run = await db.readinessRun.create({
+    data: { actor: options.actor.label, trigger: options.trigger, startedAt: now() },
+  });
   const context: ReadinessContext = {
     db,
     webhookUrl: options.webhookUrl ?? expectedWebhookUrl(config).url,
@@ -64,7 +76,15 @@ export async function runReadiness(options: RunReadinessOptions, db: Db = prisma
       steps.push(await step());
     } catch (error) {
       log.error("readiness step failed to run", { step: id, error: describeError(error) });
-      steps.push({ id, title, passed: false, summary: `the step could not run: ${describeError(error)}`, fix: "See the app log; fix the cause and run the check again.", evidence: {}, durationMs: Date.now() - started });
+      steps.push({
+        id,
+        title,
+        passed: false,
+        summary: `the step could not run: ${describeError(error)}`,
+        fix: "See the app log; fix the cause and run the check again.",
+        evidence: {},
+        durationMs: Date.now() - started,
+      });
     }
   };
 
@@ -74,13 +94,18 @@ export async function runReadiness(options: RunReadinessOptions, db: Db = prisma
     delivery = outcome.delivery;
     return outcome.result;
   });
-  await guarded("forced_failure", "A forced failure → non-2xx, nothing committed", () => checkForcedFailure(context, { databaseUrl: options.databaseUrl }));
+  await guarded("forced_failure", "A forced failure → non-2xx, nothing committed", () =>
+    checkForcedFailure(context, { databaseUrl: options.databaseUrl }),
+  );
   await guarded("delivery_history", "Delivery history reconciled", () => checkDeliveryHistory(context, delivery));
   await guarded("retention", "Retention and purge", () => checkRetention(context));
 
   const passed = steps.every((s) => s.passed);
   const finishedAt = now();
-  await db.readinessRun.update({ where: { id: run.id }, data: { finishedAt, passed, steps: JSON.parse(JSON.stringify(steps)) } });
+  await db.readinessRun.update({
+    where: { id: run.id },
+    data: { finishedAt, passed, steps: JSON.parse(JSON.stringify(steps)) },
+  });
   await recordAudit(
     {
       actor: options.actor,
@@ -92,8 +117,20 @@ export async function runReadiness(options: RunReadinessOptions, db: Db = prisma
     },
     db,
   );
-  log.info("readiness run", { run_id: run.id.toString(), passed, failed: steps.filter((s) => !s.passed).map((s) => s.id) });
-  return { id: run.id.toString(), passed, startedAt: run.startedAt, finishedAt, actor: options.actor.label, trigger: options.trigger, steps };
+  log.info("readiness run", {
+    run_id: run.id.toString(),
+    passed,
+    failed: steps.filter((s) => !s.passed).map((s) => s.id),
+  });
+  return {
+    id: run.id.toString(),
+    passed,
+    startedAt: run.startedAt,
+    finishedAt,
+    actor: options.actor.label,
+    trigger: options.trigger,
+    steps,
+  };
 }
 
 /** From the dashboard: staff only, recorded under the signed-in person. */

@@ -24,7 +24,12 @@ export async function checkDeliveryHistory(context: ReadinessContext, delivery: 
     durationMs: Date.now() - started,
   });
 
-  if (!delivery) return done(false, "no canary event to reconcile (the duplicate step did not get one delivered)", "Fix the first step, then run the check again.");
+  if (!delivery)
+    return done(
+      false,
+      "no canary event to reconcile (the duplicate step did not get one delivered)",
+      "Fix the first step, then run the check again.",
+    );
   if (delivery.via !== "provider" || !context.provider || !context.hookId) {
     return done(
       false,
@@ -46,14 +51,27 @@ export async function checkDeliveryHistory(context: ReadinessContext, delivery: 
   let attempts: ProviderDeliveryAttempt[] = [];
   try {
     attempts =
-      (await waitFor(async () => {
-        const found = await allAttempts(context, delivery.eventId);
-        return found.length >= receipts.length ? found : null;
-      }, { timeoutMs: context.waitTimeoutMs, intervalMs: 100 })) ?? (await allAttempts(context, delivery.eventId));
+      (await waitFor(
+        async () => {
+          const found = await allAttempts(context, delivery.eventId);
+          return found.length >= receipts.length ? found : null;
+        },
+        { timeoutMs: context.waitTimeoutMs, intervalMs: 100 },
+      )) ?? (await allAttempts(context, delivery.eventId));
   } catch (error) {
-    return done(false, `could not read the provider's delivery history: ${describeError(error)}`, "Check PROVIDER_URL and PROVIDER_API_KEY (Settings shows whether the provider answers).");
+    return done(
+      false,
+      `could not read the provider's delivery history: ${describeError(error)}`,
+      "Check PROVIDER_URL and PROVIDER_API_KEY (Settings shows whether the provider answers).",
+    );
   }
-  evidence.provider_attempts = attempts.map((a) => ({ id: a.id, attempt: a.attempt, trigger: a.trigger, at: a.at.toISOString(), status: a.statusCode }));
+  evidence.provider_attempts = attempts.map((a) => ({
+    id: a.id,
+    attempt: a.attempt,
+    trigger: a.trigger,
+    at: a.at.toISOString(),
+    status: a.statusCode,
+  }));
 
   if (attempts.length !== receipts.length) {
     return done(
@@ -74,7 +92,11 @@ export async function checkDeliveryHistory(context: ReadinessContext, delivery: 
       );
     }
   }
-  return done(true, `${attempts.length} attempts, in the order received: ${attempts.map((a, i) => `${a.trigger} ${a.statusCode ?? "?"}/${receipts[i]!.outcome}`).join(", ")}`, null);
+  return done(
+    true,
+    `${attempts.length} attempts, in the order received: ${attempts.map((a, i) => `${a.trigger} ${a.statusCode ?? "?"}/${receipts[i]!.outcome}`).join(", ")}`,
+    null,
+  );
 }
 
 async function allAttempts(context: ReadinessContext, eventId: string): Promise<ProviderDeliveryAttempt[]> {

@@ -17,13 +17,23 @@ const INDEX_FIX =
 
 type Receipt = { status: number; outcome: string | null; error: string | null; receivedAt: Date };
 
-export async function checkDuplicateDelivery(context: ReadinessContext): Promise<{ result: StepResult; delivery: CanaryDelivery }> {
+export async function checkDuplicateDelivery(
+  context: ReadinessContext,
+): Promise<{ result: StepResult; delivery: CanaryDelivery }> {
   const started = Date.now();
   const { db } = context;
   const indexPresent = await claimIndexPresent(db);
   const evidence: Record<string, unknown> = { claim_unique_index: indexPresent ? "present" : "missing" };
   const done = (passed: boolean, summary: string, fix: string | null, delivery: CanaryDelivery) => ({
-    result: { id: "duplicate_delivery" as const, title: TITLE, passed, summary, fix, evidence, durationMs: Date.now() - started },
+    result: {
+      id: "duplicate_delivery" as const,
+      title: TITLE,
+      passed,
+      summary,
+      fix,
+      evidence,
+      durationMs: Date.now() - started,
+    },
     delivery,
   });
 
@@ -32,18 +42,29 @@ export async function checkDuplicateDelivery(context: ReadinessContext): Promise
   let via: "provider" | "local" = "provider";
   if (context.provider && context.hookId) {
     try {
-      const sent = await context.provider.sendTestEvent({ hookId: context.hookId, tenantId: CANARY_TENANT_ID, idempotencyKey: `keyhook-readiness-${context.runId}` });
+      const sent = await context.provider.sendTestEvent({
+        hookId: context.hookId,
+        tenantId: CANARY_TENANT_ID,
+        idempotencyKey: `keyhook-readiness-${context.runId}`,
+      });
       eventId = sent.eventId;
       evidence.provider_test_event = { event_id: sent.eventId, sequence: sent.sequence };
     } catch (error) {
       if (!isProviderError(error, "not_found")) {
         evidence.provider_error = describeError(error);
-        return done(false, `the provider refused the test event: ${describeError(error)}`, "Check PROVIDER_URL, PROVIDER_API_KEY and the webhook registration on Settings, then run the check again.", null);
+        return done(
+          false,
+          `the provider refused the test event: ${describeError(error)}`,
+          "Check PROVIDER_URL, PROVIDER_API_KEY and the webhook registration on Settings, then run the check again.",
+          null,
+        );
       }
       evidence.provider_test_event = "not supported by the provider: signed locally instead";
     }
   } else {
-    evidence.provider_test_event = context.hookId ? "no provider client" : "no webhook registered: signed locally instead";
+    evidence.provider_test_event = context.hookId
+      ? "no provider client"
+      : "no webhook registered: signed locally instead";
   }
 
   const receiptsOf = (id: string) =>
@@ -56,39 +77,74 @@ export async function checkDuplicateDelivery(context: ReadinessContext): Promise
   let receipts: Receipt[] = [];
   if (eventId) {
     // Without the claim index every attempt fails the same way: the first refusal is enough.
-    const first = await waitFor(async () => {
-      const rows = await receiptsOf(eventId!);
-      return rows.some((r) => r.status >= 200 && r.status < 300) || (!indexPresent && rows.length > 0) ? rows : null;
-    }, { timeoutMs: context.waitTimeoutMs });
+    const first = await waitFor(
+      async () => {
+        const rows = await receiptsOf(eventId!);
+        return rows.some((r) => r.status >= 200 && r.status < 300) || (!indexPresent && rows.length > 0) ? rows : null;
+      },
+      { timeoutMs: context.waitTimeoutMs },
+    );
     if (!first || !first.some((r) => r.status >= 200 && r.status < 300)) {
       const rows = await receiptsOf(eventId);
       evidence.receipts = rows.map(describeReceipt);
-      const fix = !indexPresent ? INDEX_FIX : rows.length === 0
-        ? `No delivery of the test event reached ${context.webhookUrl} within ${context.waitTimeoutMs} ms: check that the registered webhook URL is this deployment's public endpoint (Settings).`
-        : "The endpoint did not accept the test event: see the receipts above and the app log.";
-      return done(false, rows.length === 0 ? "the provider's test event never arrived" : `the test event was answered ${rows.map((r) => r.status).join(", ")}`, fix, { eventId, via });
+      const fix = !indexPresent
+        ? INDEX_FIX
+        : rows.length === 0
+          ? `No delivery of the test event reached ${context.webhookUrl} within ${context.waitTimeoutMs} ms: check that the registered webhook URL is this deployment's public endpoint (Settings).`
+          : "The endpoint did not accept the test event: see the receipts above and the app log.";
+      return done(
+        false,
+        rows.length === 0
+          ? "the provider's test event never arrived"
+          : `the test event was answered ${rows.map((r) => r.status).join(", ")}`,
+        fix,
+        { eventId, via },
+      );
     }
     const attempts = await context.provider!.listDeliveries({ hookId: context.hookId!, eventId, limit: 50 });
     const firstAttempt = attempts.items.at(-1);
     if (!firstAttempt) {
-      return done(false, "the provider lists no delivery of its own test event", "The provider's delivery history is not usable; reconcile with the provider before enabling retries.", { eventId, via });
+      return done(
+        false,
+        "the provider lists no delivery of its own test event",
+        "The provider's delivery history is not usable; reconcile with the provider before enabling retries.",
+        { eventId, via },
+      );
     }
     await context.provider!.redeliver({ hookId: context.hookId!, deliveryId: firstAttempt.id });
-    receipts = (await waitFor(async () => {
-      const rows = await receiptsOf(eventId!);
-      return rows.length > first.length ? rows : null;
-    }, { timeoutMs: context.waitTimeoutMs })) ?? (await receiptsOf(eventId));
+    receipts =
+      (await waitFor(
+        async () => {
+          const rows = await receiptsOf(eventId!);
+          return rows.length > first.length ? rows : null;
+        },
+        { timeoutMs: context.waitTimeoutMs },
+      )) ?? (await receiptsOf(eventId));
   } else {
     via = "local";
     const event = canaryEvent({ sequence: ((await canaryLastSequence(db)) ?? 0) + 1, label: "dup" });
     eventId = event.eventId;
     const secret = context.secrets[0]!;
     const answers = [];
-    for (let i = 0; i < 2; i++) answers.push(await postSigned({ url: context.webhookUrl, body: event.body, eventId: event.eventId, secret, timeoutMs: context.ingestTimeoutMs * 2 + 5_000 }));
+    for (let i = 0; i < 2; i++)
+      answers.push(
+        await postSigned({
+          url: context.webhookUrl,
+          body: event.body,
+          eventId: event.eventId,
+          secret,
+          timeoutMs: context.ingestTimeoutMs * 2 + 5_000,
+        }),
+      );
     evidence.answers = answers;
     const unanswered = answers.find((answer) => answer.status === 0);
     if (unanswered) {
-      return done(false, `the endpoint did not answer: ${unanswered.body}`, `Check that ${context.webhookUrl} is this deployment's public endpoint (PROVIDER_WEBHOOK_URL, or --webhook-url).`, null);
+      return done(
+        false,
+        `the endpoint did not answer: ${unanswered.body}`,
+        `Check that ${context.webhookUrl} is this deployment's public endpoint (PROVIDER_WEBHOOK_URL, or --webhook-url).`,
+        null,
+      );
     }
     receipts = await receiptsOf(eventId);
   }
@@ -96,7 +152,10 @@ export async function checkDuplicateDelivery(context: ReadinessContext): Promise
   evidence.via = via;
   evidence.receipts = receipts.map(describeReceipt);
 
-  const ledger = await db.processedEvent.findMany({ where: { tenantId: CANARY_TENANT_ID, eventId }, select: { outcome: true } });
+  const ledger = await db.processedEvent.findMany({
+    where: { tenantId: CANARY_TENANT_ID, eventId },
+    select: { outcome: true },
+  });
   evidence.ledger_rows = ledger.map((row) => row.outcome);
   const delivery: CanaryDelivery = { eventId, via };
 
@@ -109,20 +168,45 @@ export async function checkDuplicateDelivery(context: ReadinessContext): Promise
   const afterFirst = firstOk < 0 ? receipts : receipts.slice(firstOk);
   const accepted = afterFirst.filter((r) => r.status >= 200 && r.status < 300);
   if (afterFirst.length < 2) {
-    return done(false, `the event was accepted ${accepted.length} time(s), not twice`, `The second delivery did not arrive within ${context.waitTimeoutMs} ms: check the provider's redelivery and ${context.webhookUrl}.`, delivery);
+    return done(
+      false,
+      `the event was accepted ${accepted.length} time(s), not twice`,
+      `The second delivery did not arrive within ${context.waitTimeoutMs} ms: check the provider's redelivery and ${context.webhookUrl}.`,
+      delivery,
+    );
   }
   if (accepted.length !== afterFirst.length) {
     const bad = afterFirst.find((r) => r.status < 200 || r.status >= 300)!;
-    return done(false, `a delivery was answered ${bad.status} (${bad.error ?? "no reason"})`, "Every delivery of a valid event must be answered 2xx: see the app log for the failure.", delivery);
+    return done(
+      false,
+      `a delivery was answered ${bad.status} (${bad.error ?? "no reason"})`,
+      "Every delivery of a valid event must be answered 2xx: see the app log for the failure.",
+      delivery,
+    );
   }
   const transitions = accepted.filter((r) => r.outcome !== "duplicate");
   if (ledger.length !== 1 || transitions.length !== 1) {
-    return done(false, `${transitions.length} deliveries changed state and ${ledger.length} ledger rows exist for one event`, INDEX_FIX, delivery);
+    return done(
+      false,
+      `${transitions.length} deliveries changed state and ${ledger.length} ledger rows exist for one event`,
+      INDEX_FIX,
+      delivery,
+    );
   }
   if (accepted[0]!.outcome === "duplicate" || accepted.slice(1).some((r) => r.outcome !== "duplicate")) {
-    return done(false, `answers in order: ${accepted.map((r) => r.outcome).join(", ")}`, "Only the first delivery may change state; every later one must be answered duplicate.", delivery);
+    return done(
+      false,
+      `answers in order: ${accepted.map((r) => r.outcome).join(", ")}`,
+      "Only the first delivery may change state; every later one must be answered duplicate.",
+      delivery,
+    );
   }
-  return done(true, `${via === "provider" ? "provider test event" : "locally signed event"} ${eventId}: ${accepted.map((r) => r.outcome).join(" → ")}, one ledger row (${ledger[0]!.outcome})`, null, delivery);
+  return done(
+    true,
+    `${via === "provider" ? "provider test event" : "locally signed event"} ${eventId}: ${accepted.map((r) => r.outcome).join(" → ")}, one ledger row (${ledger[0]!.outcome})`,
+    null,
+    delivery,
+  );
 }
 
 function describeReceipt(r: Receipt) {

@@ -13,7 +13,10 @@ import type { ReadinessContext, StepResult } from "./types";
 
 const TITLE = "A forced failure → a non-2xx answer and nothing committed";
 
-export async function checkForcedFailure(context: ReadinessContext, options: { databaseUrl?: string } = {}): Promise<StepResult> {
+export async function checkForcedFailure(
+  context: ReadinessContext,
+  options: { databaseUrl?: string } = {},
+): Promise<StepResult> {
   const started = Date.now();
   const { db } = context;
   const evidence: Record<string, unknown> = { ingest_timeout_ms: context.ingestTimeoutMs };
@@ -27,13 +30,18 @@ export async function checkForcedFailure(context: ReadinessContext, options: { d
     durationMs: Date.now() - started,
   });
 
-  await db.tenant.upsert({ where: { id: CANARY_TENANT_ID }, create: { id: CANARY_TENANT_ID, name: "Readiness canary" }, update: {} });
+  await db.tenant.upsert({
+    where: { id: CANARY_TENANT_ID },
+    create: { id: CANARY_TENANT_ID, name: "Readiness canary" },
+    update: {},
+  });
   // At the district's current sequence: even if it were (wrongly) committed, it opens no gap.
   const event = canaryEvent({ sequence: Math.max(1, (await canaryLastSequence(db)) ?? 1), label: "fail" });
   evidence.event_id = event.eventId;
 
   const connectionString = options.databaseUrl ?? env().DATABASE_URL;
-  if (!connectionString) return done(false, "no DATABASE_URL to hold the lock with", "Run the check with the deployment's DATABASE_URL.");
+  if (!connectionString)
+    return done(false, "no DATABASE_URL to hold the lock with", "Run the check with the deployment's DATABASE_URL.");
   const holder = new pg.Client({ connectionString, application_name: "keyhook-readiness-lock" });
   let answer: CanaryAnswer;
   const heldFrom = Date.now();
@@ -43,10 +51,20 @@ export async function checkForcedFailure(context: ReadinessContext, options: { d
     await holder.query("SET LOCAL statement_timeout = 0");
     await holder.query("SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE", [CANARY_TENANT_ID]);
     // Held until the answer comes back: by then the ingest has given up (or, wrongly, answered).
-    answer = await postSigned({ url: context.webhookUrl, body: event.body, eventId: event.eventId, secret: context.secrets[0]!, timeoutMs: context.ingestTimeoutMs * 3 + 5_000 });
+    answer = await postSigned({
+      url: context.webhookUrl,
+      body: event.body,
+      eventId: event.eventId,
+      secret: context.secrets[0]!,
+      timeoutMs: context.ingestTimeoutMs * 3 + 5_000,
+    });
     await holder.query("ROLLBACK");
   } catch (error) {
-    return done(false, `could not hold the canary district's lock: ${describeError(error)}`, "The check needs the deployment's database (DATABASE_URL) with the usual privileges.");
+    return done(
+      false,
+      `could not hold the canary district's lock: ${describeError(error)}`,
+      "The check needs the deployment's database (DATABASE_URL) with the usual privileges.",
+    );
   } finally {
     await holder.end().catch(() => undefined);
   }
@@ -62,7 +80,11 @@ export async function checkForcedFailure(context: ReadinessContext, options: { d
   evidence.receipts = receipts;
 
   if (answer.status === 0) {
-    return done(false, `the endpoint did not answer: ${answer.body}`, `Check that ${context.webhookUrl} is this deployment's public endpoint and that INGEST_TX_TIMEOUT_MS matches the app's.`);
+    return done(
+      false,
+      `the endpoint did not answer: ${answer.body}`,
+      `Check that ${context.webhookUrl} is this deployment's public endpoint and that INGEST_TX_TIMEOUT_MS matches the app's.`,
+    );
   }
   if (answer.status >= 200 && answer.status < 300) {
     return done(
@@ -73,10 +95,22 @@ export async function checkForcedFailure(context: ReadinessContext, options: { d
   }
   if (answer.status < 500) {
     // Refused before any transaction (e.g. 401): nothing was forced, so nothing was proved.
-    return done(false, `answered ${answer.status} (${answer.body}) before reaching the transaction`, "The check signs with the first secret of WEBHOOK_SECRETS: run it with the app's settings.");
+    return done(
+      false,
+      `answered ${answer.status} (${answer.body}) before reaching the transaction`,
+      "The check signs with the first secret of WEBHOOK_SECRETS: run it with the app's settings.",
+    );
   }
   if (claims > 0 || keys > 0) {
-    return done(false, `answered ${answer.status} but committed ${claims} ledger row(s) and ${keys} key row(s)`, "A non-2xx answer must commit nothing, or the provider's retry meets a half-done change. Check the ingest's transaction.");
+    return done(
+      false,
+      `answered ${answer.status} but committed ${claims} ledger row(s) and ${keys} key row(s)`,
+      "A non-2xx answer must commit nothing, or the provider's retry meets a half-done change. Check the ingest's transaction.",
+    );
   }
-  return done(true, `answered ${answer.status} after the lock was held ${evidence.lock_held_ms} ms; nothing committed`, null);
+  return done(
+    true,
+    `answered ${answer.status} after the lock was held ${evidence.lock_held_ms} ms; nothing committed`,
+    null,
+  );
 }

@@ -23,23 +23,46 @@ export async function checkRetention(context: ReadinessContext): Promise<StepRes
     retention_window_hours: windowHours,
     retry_horizon_hours: settings.retryHorizonHours,
     margin_hours: settings.marginHours,
-    last_purge: lastRun ? { id: lastRun.id.toString(), started_at: lastRun.startedAt.toISOString(), trigger: lastRun.trigger } : null,
+    last_purge: lastRun
+      ? { id: lastRun.id.toString(), started_at: lastRun.startedAt.toISOString(), trigger: lastRun.trigger }
+      : null,
     purge_hour_utc: env().PURGE_HOUR_UTC,
   };
-  const done = (passed: boolean, summary: string, fix: string | null): StepResult => ({ id: "retention", title: TITLE, passed, summary, fix, evidence, durationMs: Date.now() - started });
+  const done = (passed: boolean, summary: string, fix: string | null): StepResult => ({
+    id: "retention",
+    title: TITLE,
+    passed,
+    summary,
+    fix,
+    evidence,
+    durationMs: Date.now() - started,
+  });
 
   if (windowHours <= neededHours) {
     return done(
       false,
-      retentionWindowProblem({ ...settings, payloadRetentionDays: undefined }) ?? `retention window ${windowHours} h is not above ${neededHours} h`,
+      retentionWindowProblem({ ...settings, payloadRetentionDays: undefined }) ??
+        `retention window ${windowHours} h is not above ${neededHours} h`,
       `Raise the retention window above ${neededHours} h (Retention page or RETENTION_DAYS), or a retry arriving late would be applied twice.`,
     );
   }
   if (ageHours === null) {
-    return done(false, "no completed purge run is recorded", "Run `npm run purge` once and make sure the worker (nightly at PURGE_HOUR_UTC) or the /api/cron/purge cron is running.");
+    return done(
+      false,
+      "no completed purge run is recorded",
+      "Run `npm run purge` once and make sure the worker (nightly at PURGE_HOUR_UTC) or the /api/cron/purge cron is running.",
+    );
   }
   if (ageHours > PURGE_MAX_AGE_HOURS) {
-    return done(false, `the last completed purge was ${ageHours.toFixed(1)} h ago (more than ${PURGE_MAX_AGE_HOURS} h)`, "The daily purge has stopped: check the worker's log (or the cron calling /api/cron/purge) and the Retention page's failed runs.");
+    return done(
+      false,
+      `the last completed purge was ${ageHours.toFixed(1)} h ago (more than ${PURGE_MAX_AGE_HOURS} h)`,
+      "The daily purge has stopped: check the worker's log (or the cron calling /api/cron/purge) and the Retention page's failed runs.",
+    );
   }
-  return done(true, `window ${windowHours} h > horizon ${settings.retryHorizonHours} h + margin ${settings.marginHours} h; last purge ${ageHours.toFixed(1)} h ago`, null);
+  return done(
+    true,
+    `window ${windowHours} h > horizon ${settings.retryHorizonHours} h + margin ${settings.marginHours} h; last purge ${ageHours.toFixed(1)} h ago`,
+    null,
+  );
 }

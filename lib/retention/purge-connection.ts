@@ -71,7 +71,9 @@ export async function openPurgeLease(options: {
   let runId: bigint | null;
   try {
     runId = await inTransaction(client, async () => {
-      const lock = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS locked", [PURGE_LOCK_KEY]);
+      const lock = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS locked", [
+        PURGE_LOCK_KEY,
+      ]);
       if (!lock.rows[0]?.locked) return null;
       // The snapshot of this statement sees every run committed before we got the lock.
       const inserted = await client.query<{ id: string }>(

@@ -41,13 +41,20 @@ export function toPurgeRunSummary(row: PurgeRun): PurgeRunSummary {
 }
 
 const listSchema = z.object({
-  limit: z.number({ error: "limit must be a number" }).int("limit must be a whole number").min(1, "limit must be at least 1").max(500, "limit must be at most 500"),
+  limit: z
+    .number({ error: "limit must be a number" })
+    .int("limit must be a whole number")
+    .min(1, "limit must be at least 1")
+    .max(500, "limit must be at most 500"),
 });
 
 /** Newest first. */
 export async function listPurgeRuns(options: { limit: number }, db: DbOrTx = prisma): Promise<PurgeRunSummary[]> {
   const parsed = listSchema.safeParse(options);
   if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]!.message);
-  const rows = await db.purgeRun.findMany({ orderBy: [{ startedAt: "desc" }, { id: "desc" }], take: parsed.data.limit });
+  const rows = await db.purgeRun.findMany({
+    orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+    take: parsed.data.limit,
+  });
   return rows.map(toPurgeRunSummary);
 }

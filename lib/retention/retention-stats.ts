@@ -37,7 +37,9 @@ export async function getRetentionStats(db: DbOrTx = prisma, options: { now?: Da
   const cutoff = new Date(now.getTime() - settings.retentionDays * DAY_MS);
   const cutoffTomorrow = new Date(cutoff.getTime() + DAY_MS);
 
-  const growthSince = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (GROWTH_DAYS - 1) * DAY_MS);
+  const growthSince = new Date(
+    Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (GROWTH_DAYS - 1) * DAY_MS,
+  );
   const [sizes, claimRows, receiptRows, expiring, expired, growthCounts] = await Promise.all([
     db.$queryRaw<Totals[]>`
       SELECT pg_total_relation_size('processed_events') AS claim_bytes,
@@ -47,7 +49,15 @@ export async function getRetentionStats(db: DbOrTx = prisma, options: { now?: Da
     countRollup({ source: "receipts", from: null, to: null }, db).then(totalRows),
     countRollup({ source: "processed_events", from: cutoff, to: cutoffTomorrow }, db).then(totalRows),
     countRollup({ source: "processed_events", from: null, to: cutoff }, db).then(totalRows),
-    countRollup({ source: "processed_events", from: growthSince, to: new Date(growthSince.getTime() + GROWTH_DAYS * DAY_MS), byDay: true }, db),
+    countRollup(
+      {
+        source: "processed_events",
+        from: growthSince,
+        to: new Date(growthSince.getTime() + GROWTH_DAYS * DAY_MS),
+        byDay: true,
+      },
+      db,
+    ),
   ]);
   const totals = sizes[0]!;
   const perDay = new Map<string, number>();

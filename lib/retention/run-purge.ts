@@ -36,8 +36,18 @@ export type RunPurgeOptions = {
 const optionsSchema = z.object({
   trigger: z.enum(["cli", "cron", "schedule", "manual"], { error: "trigger must be cli, cron, schedule or manual" }),
   now: z.date({ error: "now must be a date" }).optional(),
-  batchSize: z.number().int().min(1, "batchSize must be at least 1").max(50_000, "batchSize must be at most 50000").default(5_000),
-  pauseMs: z.number().int().min(0, "pauseMs must be at least 0").max(60_000, "pauseMs must be at most 60000").default(50),
+  batchSize: z
+    .number()
+    .int()
+    .min(1, "batchSize must be at least 1")
+    .max(50_000, "batchSize must be at most 50000")
+    .default(5_000),
+  pauseMs: z
+    .number()
+    .int()
+    .min(0, "pauseMs must be at least 0")
+    .max(60_000, "pauseMs must be at most 60000")
+    .default(50),
   timeBudgetMs: z.number().int().min(0, "timeBudgetMs must be at least 0").optional(),
 });
 
@@ -102,7 +112,12 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
       // with its payload), and walking the index over those fresh dead entries costs seconds.
       const phases: { target: PurgeTarget; before: Date; from: KeysetPosition; total: keyof typeof totals }[] = [
         { target: "claims", before: cutoffs.claims, from: null, total: "claimsDeleted" },
-        { target: "payloads", before: cutoffs.payloads, from: { receivedAt: cutoffs.claims, id: "0" }, total: "payloadsCleared" },
+        {
+          target: "payloads",
+          before: cutoffs.payloads,
+          from: { receivedAt: cutoffs.claims, id: "0" },
+          total: "payloadsCleared",
+        },
         { target: "receipts", before: cutoffs.claims, from: null, total: "receiptsDeleted" },
       ];
       for (const phase of phases) {
@@ -113,7 +128,9 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
             break;
           }
           const batchStarted = performance.now();
-          const batch = await lease.batch((connection) => purgeBatch(connection, phase.target, { before: phase.before, after, limit: batchSize }));
+          const batch = await lease.batch((connection) =>
+            purgeBatch(connection, phase.target, { before: phase.before, after, limit: batchSize }),
+          );
           after = batch.last;
           if (batch.rows > 0) {
             totals[phase.total] += batch.rows;

@@ -39,7 +39,9 @@ const storedSchema = z.object({
 });
 
 /** The problem with a combination, worded for a person, or null when it is safe. */
-export function retentionWindowProblem(settings: Omit<RetentionSettings, "payloadRetentionDays"> & { payloadRetentionDays?: number }): string | null {
+export function retentionWindowProblem(
+  settings: Omit<RetentionSettings, "payloadRetentionDays"> & { payloadRetentionDays?: number },
+): string | null {
   const windowHours = settings.retentionDays * 24;
   const needed = settings.retryHorizonHours + settings.marginHours;
   if (windowHours <= needed) {
@@ -60,7 +62,8 @@ function defaults(): RetentionSettings {
     retentionDays: config.RETENTION_DAYS,
     retryHorizonHours: config.PROVIDER_RETRY_HORIZON_HOURS,
     marginHours: config.RETENTION_MARGIN_HOURS,
-    payloadRetentionDays: config.PAYLOAD_RETENTION_DAYS ?? Math.min(DEFAULT_PAYLOAD_RETENTION_DAYS, config.RETENTION_DAYS),
+    payloadRetentionDays:
+      config.PAYLOAD_RETENTION_DAYS ?? Math.min(DEFAULT_PAYLOAD_RETENTION_DAYS, config.RETENTION_DAYS),
   };
 }
 
@@ -75,13 +78,17 @@ export async function getRetentionSettings(db: DbOrTx = prisma): Promise<Retenti
   const stored = storedSchema.safeParse(row.value);
   if (!stored.success) {
     // Never guess a window: purging with the wrong one can make a late retry apply twice.
-    throw new AppError("invalid_setting", `invalid stored setting ${RETENTION_SETTING_KEY}: ${stored.error.issues[0]?.message}`);
+    throw new AppError(
+      "invalid_setting",
+      `invalid stored setting ${RETENTION_SETTING_KEY}: ${stored.error.issues[0]?.message}`,
+    );
   }
   return {
     retentionDays: stored.data.retentionDays,
     retryHorizonHours: stored.data.retryHorizonHours,
     marginHours: base.marginHours,
-    payloadRetentionDays: stored.data.payloadRetentionDays ?? Math.min(base.payloadRetentionDays, stored.data.retentionDays),
+    payloadRetentionDays:
+      stored.data.payloadRetentionDays ?? Math.min(base.payloadRetentionDays, stored.data.retentionDays),
   };
 }
 
@@ -101,7 +108,10 @@ export type UpdateRetentionSettingsInput = {
 };
 
 /** Validates, stores the override and writes the audit entry in one transaction. */
-export async function updateRetentionSettings(input: UpdateRetentionSettingsInput, db: Db = prisma): Promise<RetentionSettings> {
+export async function updateRetentionSettings(
+  input: UpdateRetentionSettingsInput,
+  db: Db = prisma,
+): Promise<RetentionSettings> {
   const parsed = updateSchema.safeParse(input);
   if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]!.message);
   const { actor, ...requested } = parsed.data;
@@ -112,7 +122,8 @@ export async function updateRetentionSettings(input: UpdateRetentionSettingsInpu
       retentionDays: requested.retentionDays,
       retryHorizonHours: requested.retryHorizonHours,
       marginHours: before.marginHours,
-      payloadRetentionDays: requested.payloadRetentionDays ?? Math.min(before.payloadRetentionDays, requested.retentionDays),
+      payloadRetentionDays:
+        requested.payloadRetentionDays ?? Math.min(before.payloadRetentionDays, requested.retentionDays),
     };
     const problem = retentionWindowProblem(after);
     if (problem) throw new AppError("bad_request", problem);
@@ -142,5 +153,9 @@ export async function updateRetentionSettings(input: UpdateRetentionSettingsInpu
 }
 
 function withoutMargin(settings: RetentionSettings) {
-  return { retentionDays: settings.retentionDays, retryHorizonHours: settings.retryHorizonHours, payloadRetentionDays: settings.payloadRetentionDays };
+  return {
+    retentionDays: settings.retentionDays,
+    retryHorizonHours: settings.retryHorizonHours,
+    payloadRetentionDays: settings.payloadRetentionDays,
+  };
 }

@@ -33,7 +33,8 @@ export async function countRollup(options: RollupCountOptions, db: DbOrTx = pris
   const wholeTo = to ? new Date(Math.floor(to.getTime() / HOUR_MS) * HOUR_MS) : null;
   const hasWhole = !wholeFrom || !wholeTo || wholeFrom < wholeTo;
   const okCounted = options.source === "receipts" ? "ok_rows" : "0";
-  const day = (column: string) => (options.byDay ? `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD')` : "NULL::text");
+  const day = (column: string) =>
+    options.byDay ? `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD')` : "NULL::text";
 
   const params: unknown[] = [];
   const param = (value: unknown) => {
@@ -67,14 +68,19 @@ export async function countRollup(options: RollupCountOptions, db: DbOrTx = pris
      ORDER BY day, key`;
   const count = async (tx: DbOrTx) => {
     if (foldedIdParam >= 0) {
-      const [mark] = await tx.$queryRawUnsafe<{ folded_id: bigint }[]>(`SELECT folded_id FROM rollup_watermarks WHERE source = $1`, options.source);
+      const [mark] = await tx.$queryRawUnsafe<{ folded_id: bigint }[]>(
+        `SELECT folded_id FROM rollup_watermarks WHERE source = $1`,
+        options.source,
+      );
       params[foldedIdParam] = mark?.folded_id ?? 0n;
     }
     return tx.$queryRawUnsafe<{ day: string | null; key: string; rows: bigint; ok_rows: bigint }[]>(sql, ...params);
   };
   const rows =
     foldedIdParam >= 0 && "$transaction" in db
-      ? await db.$transaction((tx: Tx) => count(tx), { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead })
+      ? await db.$transaction((tx: Tx) => count(tx), {
+          isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead,
+        })
       : await count(db);
   return rows.map((r) => ({ day: r.day, key: r.key, rows: Number(r.rows), okRows: Number(r.ok_rows) }));
 }
@@ -83,4 +89,3 @@ export async function countRollup(options: RollupCountOptions, db: DbOrTx = pris
 export function totalRows(counts: RollupCount[]): number {
   return counts.reduce((sum, c) => sum + c.rows, 0);
 }
-

@@ -46,7 +46,8 @@ export { secretFingerprint };
  */
 export function expectedWebhookUrl(config: Env = env()): WebhookUrl {
   if (config.PROVIDER_WEBHOOK_URL) return { url: config.PROVIDER_WEBHOOK_URL, source: "PROVIDER_WEBHOOK_URL" };
-  if (config.NEXTAUTH_URL) return { url: new URL(WEBHOOK_PATH, config.NEXTAUTH_URL).toString(), source: "NEXTAUTH_URL" };
+  if (config.NEXTAUTH_URL)
+    return { url: new URL(WEBHOOK_PATH, config.NEXTAUTH_URL).toString(), source: "NEXTAUTH_URL" };
   return { url: `http://127.0.0.1:${config.PORT}${WEBHOOK_PATH}`, source: "PORT" };
 }
 
@@ -74,7 +75,10 @@ export async function getPlatformSettings(
 ): Promise<PlatformSettings> {
   authorize(options.actor, "settings.view");
   const config = options.config ?? env();
-  const [hookId, hookUrlRow] = await Promise.all([getRegisteredHookId(db), db.setting.findUnique({ where: { key: HOOK_URL_SETTING } })]);
+  const [hookId, hookUrlRow] = await Promise.all([
+    getRegisteredHookId(db),
+    db.setting.findUnique({ where: { key: HOOK_URL_SETTING } }),
+  ]);
   const provider = await checkProvider(options.probe ?? probeFromEnv(), hookId);
   return {
     registration: {
@@ -86,7 +90,10 @@ export async function getPlatformSettings(
     expectedUrl: expectedWebhookUrl(config),
     providerUrl: config.PROVIDER_URL,
     provider,
-    secrets: config.WEBHOOK_SECRETS.map((secret) => ({ fingerprint: secretFingerprint(secret), isDevelopmentSecret: secret === DEV_WEBHOOK_SECRET })),
+    secrets: config.WEBHOOK_SECRETS.map((secret) => ({
+      fingerprint: secretFingerprint(secret),
+      isDevelopmentSecret: secret === DEV_WEBHOOK_SECRET,
+    })),
     metricsTokenSet: Boolean(config.METRICS_TOKEN),
     cronSecretSet: Boolean(config.CRON_SECRET),
   };

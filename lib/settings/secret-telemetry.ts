@@ -35,7 +35,14 @@ export type SignatureTelemetry = {
   skewWarning: boolean;
 };
 
-type UsageRow = { fingerprint: string; d1: bigint; d7: bigint; last: Date | null; p50: number | null; p99: number | null };
+type UsageRow = {
+  fingerprint: string;
+  d1: bigint;
+  d7: bigint;
+  last: Date | null;
+  p50: number | null;
+  p99: number | null;
+};
 type SkewRow = { p50: number | null; p99: number | null; expired: bigint; samples: bigint };
 
 export const SKEW_WARNING_SHARE = 0.8;
@@ -88,7 +95,9 @@ export async function getSignatureTelemetry(
   const secrets = fingerprints.map((fingerprint): SecretUsage => {
     const row = byFingerprint.get(fingerprint);
     const last = lastOf.get(fingerprint) ?? null;
-    const takenOver = fingerprints.some((other) => other !== fingerprint && (lastOf.get(other)?.getTime() ?? -Infinity) > (last?.getTime() ?? Infinity));
+    const takenOver = fingerprints.some(
+      (other) => other !== fingerprint && (lastOf.get(other)?.getTime() ?? -Infinity) > (last?.getTime() ?? Infinity),
+    );
     return {
       fingerprint,
       verified24h: Number(row?.d1 ?? 0),
@@ -117,9 +126,19 @@ export async function getSignatureTelemetry(
 }
 
 /** The Settings page's view: this deployment's secrets, tolerance and retry horizon. */
-export async function getSignatureTelemetryFor(options: { actor: Actor }, db: DbOrTx = prisma): Promise<SignatureTelemetry> {
+export async function getSignatureTelemetryFor(
+  options: { actor: Actor },
+  db: DbOrTx = prisma,
+): Promise<SignatureTelemetry> {
   authorize(options.actor, "settings.view");
   const config = env();
   const { retryHorizonHours } = await getRetentionSettings(db);
-  return getSignatureTelemetry({ secrets: config.WEBHOOK_SECRETS, toleranceSeconds: config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS, retryHorizonHours }, db);
+  return getSignatureTelemetry(
+    {
+      secrets: config.WEBHOOK_SECRETS,
+      toleranceSeconds: config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS,
+      retryHorizonHours,
+    },
+    db,
+  );
 }

@@ -18,7 +18,9 @@ export function startTracing(options: { endpoint: string; serviceName: string })
     spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: 1_000 })],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
+  propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
   trace.setGlobalTracerProvider(provider);
   // Spans still in the batch are sent before the process exits.
   onShutdown("opentelemetry", () => provider.shutdown());

@@ -9,7 +9,15 @@ import { auditActor, type Actor, type Role } from "../auth/actor";
 import { hashPassword } from "../auth/passwords";
 import { authorize } from "../auth/permissions";
 import { Prisma } from "../generated/prisma/client";
-import { districtForRole, emailSchema, nameSchema, parseOrThrow, passwordSchema, roleSchema, districtSchema } from "./user-fields";
+import {
+  districtForRole,
+  emailSchema,
+  nameSchema,
+  parseOrThrow,
+  passwordSchema,
+  roleSchema,
+  districtSchema,
+} from "./user-fields";
 
 export type CreateUserOptions = {
   actor: Actor;
@@ -21,7 +29,13 @@ export type CreateUserOptions = {
   password?: string;
 };
 
-export type CreatedUser = { id: string; email: string; role: Role; tenantId: string | null; generatedPassword: string | null };
+export type CreatedUser = {
+  id: string;
+  email: string;
+  role: Role;
+  tenantId: string | null;
+  generatedPassword: string | null;
+};
 
 export const DUPLICATE_EMAIL = "a user with this email exists";
 
@@ -42,13 +56,21 @@ export async function createUser(options: CreateUserOptions, db: Db = prisma): P
       // No look-up first: the unique index on email decides between two concurrent creates.
       const user = await tx.user.create({ data: { email, name: name || null, role, tenantId, passwordHash } });
       await recordAudit(
-        { actor: auditActor(options.actor), action: "user.create", tenantId, target: email, outcome: "ok", details: { userId: user.id, role, passwordGenerated: generatedPassword !== null } },
+        {
+          actor: auditActor(options.actor),
+          action: "user.create",
+          tenantId,
+          target: email,
+          outcome: "ok",
+          details: { userId: user.id, role, passwordGenerated: generatedPassword !== null },
+        },
         tx,
       );
       return { id: user.id, email, role, tenantId, generatedPassword };
     });
   } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw new AppError("conflict", DUPLICATE_EMAIL);
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")
+      throw new AppError("conflict", DUPLICATE_EMAIL);
     throw error;
   }
 }

@@ -20,7 +20,8 @@ export type UserView = {
 
 export function statusOf(user: { disabledAt: Date | null; lockedUntil: Date | null }, now: Date): UserStatus {
   if (user.disabledAt) return { kind: "disabled", since: user.disabledAt };
-  if (user.lockedUntil && secondsUntilUnlocked(user.lockedUntil, now) > 0) return { kind: "locked", until: user.lockedUntil };
+  if (user.lockedUntil && secondsUntilUnlocked(user.lockedUntil, now) > 0)
+    return { kind: "locked", until: user.lockedUntil };
   return { kind: "active" };
 }
 

@@ -10,11 +10,15 @@ import { findUserOrThrow } from "./user-fields";
 
 export type DisabledChange = { userId: string; email: string; changed: boolean };
 
-async function setDisabled(options: { actor: Actor; userId: string; disabled: boolean }, db: Db): Promise<DisabledChange> {
+async function setDisabled(
+  options: { actor: Actor; userId: string; disabled: boolean },
+  db: Db,
+): Promise<DisabledChange> {
   authorize(options.actor, "users.manage");
   // Disabling yourself would end your own session at once; if you were the last platform admin
   // nobody could re-enable anyone. Another admin must do it.
-  if (options.disabled && options.userId === options.actor.id) throw new AppError("conflict", "you cannot disable your own account");
+  if (options.disabled && options.userId === options.actor.id)
+    throw new AppError("conflict", "you cannot disable your own account");
   return db.$transaction(async (tx) => {
     const user = await findUserOrThrow(options.userId, tx);
     // Conditional, so a repeated or concurrent click reports "already" instead of moving the date.

@@ -7,7 +7,10 @@ import { auditActor, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
 import { findUserOrThrow } from "./user-fields";
 
-export async function unlockUser(options: { actor: Actor; userId: string }, db: Db = prisma): Promise<{ userId: string; email: string }> {
+export async function unlockUser(
+  options: { actor: Actor; userId: string },
+  db: Db = prisma,
+): Promise<{ userId: string; email: string }> {
   authorize(options.actor, "users.manage");
   return db.$transaction(async (tx) => {
     const user = await findUserOrThrow(options.userId, tx);
@@ -19,7 +22,11 @@ export async function unlockUser(options: { actor: Actor; userId: string }, db: 
         tenantId: user.tenantId,
         target: user.email,
         outcome: "ok",
-        details: { userId: user.id, failedLogins: user.failedLogins, lockedUntil: user.lockedUntil?.toISOString() ?? null },
+        details: {
+          userId: user.id,
+          failedLogins: user.failedLogins,
+          lockedUntil: user.lockedUntil?.toISOString() ?? null,
+        },
       },
       tx,
     );

@@ -10,13 +10,17 @@ import { districtForRole, districtSchema, findUserOrThrow, parseOrThrow, roleSch
 
 export type UpdatedUser = { userId: string; email: string; role: Role; tenantId: string | null };
 
-export async function updateUser(options: { actor: Actor; userId: string; role: string; tenantId: string }, db: Db = prisma): Promise<UpdatedUser> {
+export async function updateUser(
+  options: { actor: Actor; userId: string; role: string; tenantId: string },
+  db: Db = prisma,
+): Promise<UpdatedUser> {
   authorize(options.actor, "users.manage");
   const role = parseOrThrow(roleSchema, options.role);
   const requestedDistrict = parseOrThrow(districtSchema, options.tenantId);
   // Demoting yourself would take this page away from you mid-task, and could leave no platform
   // admin at all. Every other platform admin can be demoted, since the actor remains one.
-  if (options.userId === options.actor.id && role !== "platform_admin") throw new AppError("conflict", "you cannot change your own role");
+  if (options.userId === options.actor.id && role !== "platform_admin")
+    throw new AppError("conflict", "you cannot change your own role");
   return db.$transaction(async (tx) => {
     const user = await findUserOrThrow(options.userId, tx);
     const tenantId = await districtForRole(role, requestedDistrict, tx);

@@ -26,7 +26,10 @@ export const districtSchema = z.string().trim().max(200, "district id is too lon
 export const passwordSchema = z
   .string()
   .min(MIN_PASSWORD_LENGTH, `the password must be at least ${MIN_PASSWORD_LENGTH} characters`)
-  .refine((p) => Buffer.byteLength(p, "utf8") <= BCRYPT_MAX_BYTES, `the password must be at most ${BCRYPT_MAX_BYTES} bytes`);
+  .refine(
+    (p) => Buffer.byteLength(p, "utf8") <= BCRYPT_MAX_BYTES,
+    `the password must be at most ${BCRYPT_MAX_BYTES} bytes`,
+  );
 
 export function parseOrThrow<T>(schema: z.ZodType<T>, input: unknown): T {
   const parsed = schema.safeParse(input);
@@ -40,7 +43,8 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, input: unknown): T {
  */
 export async function districtForRole(role: Role, tenantId: string, db: DbOrTx): Promise<string | null> {
   if (role !== "district_admin") {
-    if (tenantId) throw new AppError("bad_request", "only a district admin is assigned a district; leave District empty for staff");
+    if (tenantId)
+      throw new AppError("bad_request", "only a district admin is assigned a district; leave District empty for staff");
     return null;
   }
   if (!tenantId) throw new AppError("bad_request", "a district admin needs a district");

@@ -24,7 +24,8 @@ function resolve(from: string, specifier: string): string | null {
   else if (specifier.startsWith(".")) base = path.join(path.dirname(from), specifier);
   else return null;
   for (const candidate of [base, `${base}.ts`, `${base}.tsx`, path.join(base, "index.ts")]) {
-    if (existsSync(path.join(root, candidate)) && statSync(path.join(root, candidate)).isFile()) return path.normalize(candidate);
+    if (existsSync(path.join(root, candidate)) && statSync(path.join(root, candidate)).isFile())
+      return path.normalize(candidate);
   }
   throw new Error(`${from}: cannot resolve ${specifier}`);
 }

@@ -9,14 +9,16 @@ const root = path.resolve(import.meta.dirname, "../..");
 /** Tooling that reads the environment itself, and why it may. */
 const TOOLING_READERS: Record<string, string> = {
   "scripts/boot.ts": "hands the whole environment to parseEnv, and passes it on to Next and the companions",
-  "scripts/migrate.ts": "DATABASE_URL and DIRECT_DATABASE_URL only: migrations run before the app's other settings exist (a deploy step)",
+  "scripts/migrate.ts":
+    "DATABASE_URL and DIRECT_DATABASE_URL only: migrations run before the app's other settings exist (a deploy step)",
   "scripts/diff.ts": "DATABASE_URL only, like db:migrate",
   "scripts/purge.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts",
   "scripts/event.ts": "hands the environment to parseEnv",
   "scripts/readiness.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts (like purge)",
   "scripts/serve.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",
   "scripts/standalone-start.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",
-  "scripts/production-server.ts": "sets Next's __NEXT_PRIVATE_STANDALONE_CONFIG (the built config), as the standalone server.js does",
+  "scripts/production-server.ts":
+    "sets Next's __NEXT_PRIVATE_STANDALONE_CONFIG (the built config), as the standalone server.js does",
   "tooling/dev/embedded-postgres.ts": "passes the environment on to the PostgreSQL child process",
 };
 

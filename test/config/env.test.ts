@@ -24,24 +24,54 @@ describe("settings", () => {
 
   it("splits several secrets on spaces and commas (secret rotation)", () => {
     const other = "whsec_" + Buffer.from("another-secret-for-rotation").toString("base64");
-    expect(parseEnv({ WEBHOOK_SECRETS: `${DEV_WEBHOOK_SECRET}, ${other}` }).WEBHOOK_SECRETS).toEqual([DEV_WEBHOOK_SECRET, other]);
+    expect(parseEnv({ WEBHOOK_SECRETS: `${DEV_WEBHOOK_SECRET}, ${other}` }).WEBHOOK_SECRETS).toEqual([
+      DEV_WEBHOOK_SECRET,
+      other,
+    ]);
   });
 
   it.each([
     [{ PORT: "abc" }, /^invalid setting PORT: must be a whole number$/],
     [{ RETENTION_DAYS: "14.5" }, /^invalid setting RETENTION_DAYS: must be a whole number$/],
-    [{ SHUTDOWN_DRAIN_MS: "5000" }, /^invalid setting SHUTDOWN_DRAIN_MS: must be longer than INGEST_TX_TIMEOUT_MS \(5000 ms\)/],
-    [{ SHUTDOWN_DRAIN_MS: "20000", INGEST_TX_TIMEOUT_MS: "30000" }, /^invalid setting SHUTDOWN_DRAIN_MS: must be longer than INGEST_TX_TIMEOUT_MS \(30000 ms\)/],
-    [{ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, /^invalid setting OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\):\/\/ URL/],
+    [
+      { SHUTDOWN_DRAIN_MS: "5000" },
+      /^invalid setting SHUTDOWN_DRAIN_MS: must be longer than INGEST_TX_TIMEOUT_MS \(5000 ms\)/,
+    ],
+    [
+      { SHUTDOWN_DRAIN_MS: "20000", INGEST_TX_TIMEOUT_MS: "30000" },
+      /^invalid setting SHUTDOWN_DRAIN_MS: must be longer than INGEST_TX_TIMEOUT_MS \(30000 ms\)/,
+    ],
+    [
+      { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
+      /^invalid setting OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\):\/\/ URL/,
+    ],
     [{ PORT: "70000" }, /^invalid setting PORT: must be at most 65535/],
     [{ DATABASE_URL: "mysql://x" }, /^invalid setting DATABASE_URL: must be a postgresql:\/\/ URL/],
-    [{ DATABASE_URL: "postgresql://u:p@pooler:6432/app?pgbouncer=true" }, /^invalid setting DIRECT_DATABASE_URL: is required when DATABASE_URL goes through a connection pooler \(pgbouncer=true\)/],
-    [{ DATABASE_URL: "postgresql://u:p@pooler:6432/app?pgbouncer=true", DIRECT_DATABASE_URL: "postgresql://u:p@db:5432/app?pgbouncer=true" }, /^invalid setting DIRECT_DATABASE_URL: must reach PostgreSQL itself/],
+    [
+      { DATABASE_URL: "postgresql://u:p@pooler:6432/app?pgbouncer=true" },
+      /^invalid setting DIRECT_DATABASE_URL: is required when DATABASE_URL goes through a connection pooler \(pgbouncer=true\)/,
+    ],
+    [
+      {
+        DATABASE_URL: "postgresql://u:p@pooler:6432/app?pgbouncer=true",
+        DIRECT_DATABASE_URL: "postgresql://u:p@db:5432/app?pgbouncer=true",
+      },
+      /^invalid setting DIRECT_DATABASE_URL: must reach PostgreSQL itself/,
+    ],
     [{ DIRECT_DATABASE_URL: "mysql://x" }, /^invalid setting DIRECT_DATABASE_URL: must be a postgresql:\/\/ URL/],
     [{ MIGRATION_LOCK_TIMEOUT_MS: "10" }, /^invalid setting MIGRATION_LOCK_TIMEOUT_MS: must be at least 1000/],
-    [{ WEBHOOK_SECRETS: "not-a-secret" }, /^invalid setting WEBHOOK_SECRETS: "not-a-secr…" is not a whsec_<base64> secret/],
-    [{ NODE_ENV: "production", NEXTAUTH_SECRET: "x".repeat(40) }, /^invalid setting WEBHOOK_SECRETS: is required in production/],
-    [{ RETENTION_DAYS: "2", PROVIDER_RETRY_HORIZON_HOURS: "28" }, /^invalid setting RETENTION_DAYS: retention window 48 h must be longer than the provider retry horizon 28 h \+ margin 24 h/],
+    [
+      { WEBHOOK_SECRETS: "not-a-secret" },
+      /^invalid setting WEBHOOK_SECRETS: "not-a-secr…" is not a whsec_<base64> secret/,
+    ],
+    [
+      { NODE_ENV: "production", NEXTAUTH_SECRET: "x".repeat(40) },
+      /^invalid setting WEBHOOK_SECRETS: is required in production/,
+    ],
+    [
+      { RETENTION_DAYS: "2", PROVIDER_RETRY_HORIZON_HOURS: "28" },
+      /^invalid setting RETENTION_DAYS: retention window 48 h must be longer than the provider retry horizon 28 h \+ margin 24 h/,
+    ],
     [{ KEYHOOK_WITH_SIMULATOR: "yes" }, /^invalid setting KEYHOOK_WITH_SIMULATOR: /],
     [{ KEYHOOK_ALLOW_DEV_SECRET: "true" }, /^invalid setting KEYHOOK_ALLOW_DEV_SECRET: /],
   ])("refuses %o with a message naming the setting", (source, expected) => {
@@ -51,28 +81,45 @@ describe("settings", () => {
   it("KEYHOOK_ALLOW_DEV_SECRET=1 lets production run on the public dev secrets (browser tests only)", () => {
     const config = parseEnv({ NODE_ENV: "production", KEYHOOK_ALLOW_DEV_SECRET: "1" });
     expect(config.WEBHOOK_SECRETS).toEqual([DEV_WEBHOOK_SECRET]);
-    expect(message({ NODE_ENV: "production", KEYHOOK_ALLOW_DEV_SECRET: "0" })).toMatch(/^invalid setting NEXTAUTH_SECRET: is required in production/);
+    expect(message({ NODE_ENV: "production", KEYHOOK_ALLOW_DEV_SECRET: "0" })).toMatch(
+      /^invalid setting NEXTAUTH_SECRET: is required in production/,
+    );
   });
 
   it("the launcher refuses to start with one line naming the bad setting", () => {
-    const result = spawnSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/boot.ts", "start"], {
-      env: { ...process.env, PORT: "70000", DATABASE_URL: "" },
-      encoding: "utf8",
-      timeout: 20_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      ["--conditions=react-server", "--import", "tsx", "scripts/boot.ts", "start"],
+      {
+        env: { ...process.env, PORT: "70000", DATABASE_URL: "" },
+        encoding: "utf8",
+        timeout: 20_000,
+      },
+    );
     expect(result.status).toBe(1);
     expect(result.stderr.trim()).toBe("keyhook: invalid setting PORT: must be at most 65535");
   });
 
   it("the launcher refuses a pooled DATABASE_URL without DIRECT_DATABASE_URL with one line naming both", () => {
-    const result = spawnSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/boot.ts", "start"], {
-      env: { ...process.env, KEYHOOK_ALLOW_DEV_SECRET: "1", DATABASE_URL: "postgresql://u:p@127.0.0.1:1/app?pgbouncer=true", DIRECT_DATABASE_URL: "" },
-      encoding: "utf8",
-      timeout: 20_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      ["--conditions=react-server", "--import", "tsx", "scripts/boot.ts", "start"],
+      {
+        env: {
+          ...process.env,
+          KEYHOOK_ALLOW_DEV_SECRET: "1",
+          DATABASE_URL: "postgresql://u:p@127.0.0.1:1/app?pgbouncer=true",
+          DIRECT_DATABASE_URL: "",
+        },
+        encoding: "utf8",
+        timeout: 20_000,
+      },
+    );
     expect(result.status).toBe(1);
     const lines = result.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^keyhook: invalid setting DIRECT_DATABASE_URL: is required when DATABASE_URL goes through a connection pooler/);
+    expect(lines[0]).toMatch(
+      /^keyhook: invalid setting DIRECT_DATABASE_URL: is required when DATABASE_URL goes through a connection pooler/,
+    );
   });
 });

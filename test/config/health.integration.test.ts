@@ -43,7 +43,9 @@ describe("GET /api/health/ready (readiness)", () => {
     // A port nothing listens on (the test server's port + 47, inside this checkout's range).
     const url = new URL(process.env.DATABASE_URL!);
     url.port = String(Number(url.port) + 47);
-    const unreachable = new PrismaClient({ adapter: new PrismaPg({ connectionString: url.toString(), connectionTimeoutMillis: 2_000 }) });
+    const unreachable = new PrismaClient({
+      adapter: new PrismaPg({ connectionString: url.toString(), connectionTimeoutMillis: 2_000 }),
+    });
     try {
       const answer = await checkReadiness(unreachable);
       expect(answer).toEqual({ ok: false, database: "down", migrations: "unknown" });

@@ -39,33 +39,41 @@ describe("every server action declares its permission", () => {
     expect(serverActionModules().sort()).toEqual([...files].sort());
   });
 
-  it.each(files.map((f) => [path.relative(root, f), f]))("%s: each export is action(permission, schema, handler)", async (_name, file) => {
-    const source = readFileSync(file, "utf8");
-    // A plain `export async function` would be a server action the wrapper never saw.
-    expect(source).not.toMatch(/export\s+(async\s+)?function|export\s+default|export\s*\{/);
-    const mod = (await import(file)) as Record<string, unknown>;
-    const exported = Object.entries(mod);
-    expect(exported.length).toBeGreaterThan(0);
-    for (const [name, value] of exported) {
-      const declaration = declarationOf(value);
-      expect(declaration, `${name} is not declared through action()`).toBeDefined();
-      expect(Object.keys(PERMISSIONS), name).toContain(declaration!.permission);
-    }
-  });
+  it.each(files.map((f) => [path.relative(root, f), f]))(
+    "%s: each export is action(permission, schema, handler)",
+    async (_name, file) => {
+      const source = readFileSync(file, "utf8");
+      // A plain `export async function` would be a server action the wrapper never saw.
+      expect(source).not.toMatch(/export\s+(async\s+)?function|export\s+default|export\s*\{/);
+      const mod = (await import(file)) as Record<string, unknown>;
+      const exported = Object.entries(mod);
+      expect(exported.length).toBeGreaterThan(0);
+      for (const [name, value] of exported) {
+        const declaration = declarationOf(value);
+        expect(declaration, `${name} is not declared through action()`).toBeDefined();
+        expect(Object.keys(PERMISSIONS), name).toContain(declaration!.permission);
+      }
+    },
+  );
 
   // The production build's own list of server actions, when a build is present (npm run build).
   const manifestPath = path.join(root, ".next/server/server-reference-manifest.json");
-  it.skipIf(!existsSync(manifestPath))("every server action in the build comes from one of these files and is declared", async () => {
-    const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { node: Record<string, { filename?: string; exportedName?: string }> };
-    const entries = Object.values(manifest.node);
-    expect(entries.length).toBeGreaterThan(0);
-    const relative = files.map((f) => path.relative(root, f));
-    for (const entry of entries) {
-      expect(relative, JSON.stringify(entry)).toContain(entry.filename);
-      const mod = (await import(path.join(root, entry.filename!))) as Record<string, unknown>;
-      expect(declarationOf(mod[entry.exportedName!]), `${entry.filename}#${entry.exportedName}`).toBeDefined();
-    }
-  });
+  it.skipIf(!existsSync(manifestPath))(
+    "every server action in the build comes from one of these files and is declared",
+    async () => {
+      const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
+        node: Record<string, { filename?: string; exportedName?: string }>;
+      };
+      const entries = Object.values(manifest.node);
+      expect(entries.length).toBeGreaterThan(0);
+      const relative = files.map((f) => path.relative(root, f));
+      for (const entry of entries) {
+        expect(relative, JSON.stringify(entry)).toContain(entry.filename);
+        const mod = (await import(path.join(root, entry.filename!))) as Record<string, unknown>;
+        expect(declarationOf(mod[entry.exportedName!]), `${entry.filename}#${entry.exportedName}`).toBeDefined();
+      }
+    },
+  );
 });
 
 describe("the wrapper", () => {
@@ -87,12 +95,22 @@ describe("the wrapper", () => {
   }
 
   it("audits a district admin's attempt to revoke another district's key, with actor, action and target", async () => {
-    const result = await executeAction(await revokeDeclaration(), actors.districtAdmin, form({ keyId: `key_${OTHER}_2` }));
+    const result = await executeAction(
+      await revokeDeclaration(),
+      actors.districtAdmin,
+      form({ keyId: `key_${OTHER}_2` }),
+    );
     expect(result).toMatchObject({ ok: false, message: "Not found (or not yours to change)." });
     expect((await prisma.apiKey.findUniqueOrThrow({ where: { id: `key_${OTHER}_2` } })).status).toBe("active");
     const rows = await prisma.auditLog.findMany({ where: { outcome: "denied" } });
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ actorId: actors.districtAdmin.id, actor: "admin@own.test (district_admin)", action: "key.revoke", target: `key_${OTHER}_2`, tenantId: OWN });
+    expect(rows[0]).toMatchObject({
+      actorId: actors.districtAdmin.id,
+      actor: "admin@own.test (district_admin)",
+      action: "key.revoke",
+      target: `key_${OTHER}_2`,
+      tenantId: OWN,
+    });
   });
 
   it("audits a role without the permission before running anything", async () => {
@@ -100,19 +118,38 @@ describe("the wrapper", () => {
     expect(result.ok).toBe(false);
     expect((await prisma.apiKey.findUniqueOrThrow({ where: { id: `key_${OWN}_2` } })).status).toBe("active");
     expect(await prisma.auditLog.findFirstOrThrow({ where: { outcome: "denied" } })).toMatchObject({
-      actorId: actors.support.id, action: "key.revoke", target: `key_${OWN}_2`, details: { reason: "permission" },
+      actorId: actors.support.id,
+      action: "key.revoke",
+      target: `key_${OWN}_2`,
+      details: { reason: "permission" },
     });
     const users = await import("@/app/(dashboard)/users/actions");
-    const denied = await executeAction(declarationOf(users.disableUserAction)!, actors.districtAdmin, form({ userId: actors.platformAdmin.id }));
+    const denied = await executeAction(
+      declarationOf(users.disableUserAction)!,
+      actors.districtAdmin,
+      form({ userId: actors.platformAdmin.id }),
+    );
     expect(denied.ok).toBe(false);
-    expect(await prisma.user.findUniqueOrThrow({ where: { id: actors.platformAdmin.id } })).toMatchObject({ disabledAt: null });
-    expect(await prisma.auditLog.count({ where: { outcome: "denied", action: "users.manage", target: actors.platformAdmin.id } })).toBe(1);
+    expect(await prisma.user.findUniqueOrThrow({ where: { id: actors.platformAdmin.id } })).toMatchObject({
+      disabledAt: null,
+    });
+    expect(
+      await prisma.auditLog.count({
+        where: { outcome: "denied", action: "users.manage", target: actors.platformAdmin.id },
+      }),
+    ).toBe(1);
   });
 
   it("runs the handler for an allowed actor, and refuses without a session", async () => {
     const declaration = await revokeDeclaration();
-    expect(await executeAction(declaration, null, form({ keyId: `key_${OWN}_2` }))).toMatchObject({ ok: false, message: "Your session has ended. Sign in again." });
-    expect(await executeAction(declaration, actors.districtAdmin, form({ keyId: `key_${OWN}_2` }))).toMatchObject({ ok: true, message: `Key key_${OWN}_2 revoked, awaiting provider confirmation.` });
+    expect(await executeAction(declaration, null, form({ keyId: `key_${OWN}_2` }))).toMatchObject({
+      ok: false,
+      message: "Your session has ended. Sign in again.",
+    });
+    expect(await executeAction(declaration, actors.districtAdmin, form({ keyId: `key_${OWN}_2` }))).toMatchObject({
+      ok: true,
+      message: `Key key_${OWN}_2 revoked, awaiting provider confirmation.`,
+    });
     expect(await prisma.auditLog.count({ where: { outcome: "denied" } })).toBe(0);
   });
 });

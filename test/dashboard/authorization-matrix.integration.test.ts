@@ -60,45 +60,148 @@ const tenantOf = (which: Which) => (which === "own" ? OWN : OTHER);
 const everyone = () => "allow" as Verdict;
 const staffOnly = (role: Role) => (role === "district_admin" ? "deny" : "allow");
 const platformOnly = (role: Role) => (role === "platform_admin" ? "allow" : "deny");
-const ownDistrictOrStaff = (role: Role, which: Which): Verdict => (role === "district_admin" && which === "other" ? "deny" : "allow");
+const ownDistrictOrStaff = (role: Role, which: Which): Verdict =>
+  role === "district_admin" && which === "other" ? "deny" : "allow";
 const revokers = (role: Role, which: Which): Verdict => (role === "support" ? "deny" : ownDistrictOrStaff(role, which));
 
-const cases: { name: string; expected: (role: Role, which: Which) => Verdict; run: (actor: Actor, which: Which) => Promise<unknown> }[] = [
+const cases: {
+  name: string;
+  expected: (role: Role, which: Which) => Verdict;
+  run: (actor: Actor, which: Which) => Promise<unknown>;
+}[] = [
   { name: "overview", expected: everyone, run: (actor) => getOverview({ actor }) },
   { name: "districts list", expected: everyone, run: (actor) => listDistricts({ actor }) },
-  { name: "district page", expected: ownDistrictOrStaff, run: (actor, w) => getDistrict({ actor, tenantId: tenantOf(w) }) },
-  { name: "ledger filtered by district", expected: ownDistrictOrStaff, run: (actor, w) => listLedger({ actor, filters: { tenantId: tenantOf(w) } }) },
-  { name: "ledger event by id", expected: ownDistrictOrStaff, run: async (actor, w) => getLedgerEvent({ actor, id: await ledgerIdOf(tenantOf(w), `evt_${tenantOf(w)}_1`) }) },
-  { name: "ledger CSV export", expected: ownDistrictOrStaff, run: (actor, w) => drain(ledgerCsvLines({ actor, filters: { tenantId: tenantOf(w) } })) },
+  {
+    name: "district page",
+    expected: ownDistrictOrStaff,
+    run: (actor, w) => getDistrict({ actor, tenantId: tenantOf(w) }),
+  },
+  {
+    name: "ledger filtered by district",
+    expected: ownDistrictOrStaff,
+    run: (actor, w) => listLedger({ actor, filters: { tenantId: tenantOf(w) } }),
+  },
+  {
+    name: "ledger event by id",
+    expected: ownDistrictOrStaff,
+    run: async (actor, w) => getLedgerEvent({ actor, id: await ledgerIdOf(tenantOf(w), `evt_${tenantOf(w)}_1`) }),
+  },
+  {
+    name: "ledger CSV export",
+    expected: ownDistrictOrStaff,
+    run: (actor, w) => drain(ledgerCsvLines({ actor, filters: { tenantId: tenantOf(w) } })),
+  },
   { name: "revoke key", expected: revokers, run: (actor, w) => revokeKey({ actor, keyId: `key_${tenantOf(w)}_2` }) },
-  { name: "issue key", expected: platformOnly, run: (actor, w) => issueKey({ actor, tenantId: tenantOf(w), scopes: ["rosters:read"], requestToken: randomBytes(8).toString("hex") }) },
-  { name: "rotate key", expected: platformOnly, run: (actor, w) => rotateKey({ actor, keyId: `key_${tenantOf(w)}_2` }).catch((e) => { if (isAppError(e, "conflict")) return "conflict"; throw e; }) },
-  { name: "deliveries", expected: staffOnly, run: (actor) => listDeliveries({ actor, since: new Date(Date.now() - 86_400_000), until: new Date(), provider }) },
-  { name: "replay stored payload", expected: staffOnly, run: (actor, w) => replayStoredEvent({ actor, tenantId: tenantOf(w), eventId: `evt_${tenantOf(w)}_1` }) },
-  { name: "ask provider to redeliver", expected: staffOnly, run: (actor, w) => requestRedelivery({ actor, deliveryId: "dlv_1", eventId: `evt_${tenantOf(w)}_1`, tenantId: tenantOf(w), provider }) },
-  { name: "bulk replay dry run", expected: staffOnly, run: (actor) => bulkRedeliverFailed({ actor, since: new Date(Date.now() - 3_600_000), until: new Date(), dryRun: true, provider }) },
+  {
+    name: "issue key",
+    expected: platformOnly,
+    run: (actor, w) =>
+      issueKey({
+        actor,
+        tenantId: tenantOf(w),
+        scopes: ["rosters:read"],
+        requestToken: randomBytes(8).toString("hex"),
+      }),
+  },
+  {
+    name: "rotate key",
+    expected: platformOnly,
+    run: (actor, w) =>
+      rotateKey({ actor, keyId: `key_${tenantOf(w)}_2` }).catch((e) => {
+        if (isAppError(e, "conflict")) return "conflict";
+        throw e;
+      }),
+  },
+  {
+    name: "deliveries",
+    expected: staffOnly,
+    run: (actor) => listDeliveries({ actor, since: new Date(Date.now() - 86_400_000), until: new Date(), provider }),
+  },
+  {
+    name: "replay stored payload",
+    expected: staffOnly,
+    run: (actor, w) => replayStoredEvent({ actor, tenantId: tenantOf(w), eventId: `evt_${tenantOf(w)}_1` }),
+  },
+  {
+    name: "ask provider to redeliver",
+    expected: staffOnly,
+    run: (actor, w) =>
+      requestRedelivery({
+        actor,
+        deliveryId: "dlv_1",
+        eventId: `evt_${tenantOf(w)}_1`,
+        tenantId: tenantOf(w),
+        provider,
+      }),
+  },
+  {
+    name: "bulk replay dry run",
+    expected: staffOnly,
+    run: (actor) =>
+      bulkRedeliverFailed({
+        actor,
+        since: new Date(Date.now() - 3_600_000),
+        until: new Date(),
+        dryRun: true,
+        provider,
+      }),
+  },
   { name: "quarantine list", expected: staffOnly, run: (actor) => listQuarantine({ actor }) },
-  { name: "resolve quarantined event", expected: (role) => staffOnly(role), run: async (actor, w) => resolveQuarantinedEvent({ actor, id: await ledgerIdOf(tenantOf(w), `evt_${tenantOf(w)}_q`), resolution: "dismissed" }) },
+  {
+    name: "resolve quarantined event",
+    expected: (role) => staffOnly(role),
+    run: async (actor, w) =>
+      resolveQuarantinedEvent({
+        actor,
+        id: await ledgerIdOf(tenantOf(w), `evt_${tenantOf(w)}_q`),
+        resolution: "dismissed",
+      }),
+  },
   { name: "retention page", expected: staffOnly, run: (actor) => getRetentionView({ actor }) },
-  { name: "retention settings", expected: platformOnly, run: (actor) => saveRetentionSettings({ actor, retentionDays: 14, retryHorizonHours: 28 }) },
+  {
+    name: "retention settings",
+    expected: platformOnly,
+    run: (actor) => saveRetentionSettings({ actor, retentionDays: 14, retryHorizonHours: 28 }),
+  },
   { name: "audit log", expected: staffOnly, run: (actor) => listAudit({ actor, filters: {} }) },
   { name: "audit CSV export", expected: staffOnly, run: (actor) => drain(auditCsvLines({ actor, filters: {} })) },
   // Users: the target is a throwaway account, never one of the acting users.
   { name: "users list", expected: platformOnly, run: (actor) => listUsers({ actor }) },
-  { name: "create user", expected: platformOnly, run: (actor, w) => createUser({ actor, email: `new-${randomBytes(6).toString("hex")}@x.test`, name: "", role: "district_admin", tenantId: tenantOf(w) }) },
+  {
+    name: "create user",
+    expected: platformOnly,
+    run: (actor, w) =>
+      createUser({
+        actor,
+        email: `new-${randomBytes(6).toString("hex")}@x.test`,
+        name: "",
+        role: "district_admin",
+        tenantId: tenantOf(w),
+      }),
+  },
   { name: "disable user", expected: platformOnly, run: (actor) => disableUser({ actor, userId: targetUserId }) },
   { name: "enable user", expected: platformOnly, run: (actor) => enableUser({ actor, userId: targetUserId }) },
   { name: "unlock user", expected: platformOnly, run: (actor) => unlockUser({ actor, userId: targetUserId }) },
-  { name: "change user role", expected: platformOnly, run: (actor, w) => updateUser({ actor, userId: targetUserId, role: "district_admin", tenantId: tenantOf(w) }) },
+  {
+    name: "change user role",
+    expected: platformOnly,
+    run: (actor, w) => updateUser({ actor, userId: targetUserId, role: "district_admin", tenantId: tenantOf(w) }),
+  },
   { name: "settings page", expected: platformOnly, run: (actor) => getPlatformSettings({ actor, probe: provider }) },
-  { name: "register webhook", expected: platformOnly, run: (actor) => registerWebhook({ actor, client: registeringClient }) },
+  {
+    name: "register webhook",
+    expected: platformOnly,
+    run: (actor) => registerWebhook({ actor, client: registeringClient }),
+  },
 ];
 
 let actors: Actors;
 let targetUserId: string;
 beforeAll(async () => {
   actors = await seedTwoDistricts();
-  targetUserId = (await prisma.user.create({ data: { email: "target@own.test", role: "district_admin", tenantId: OWN } })).id;
+  targetUserId = (
+    await prisma.user.create({ data: { email: "target@own.test", role: "district_admin", tenantId: OWN } })
+  ).id;
   await prisma.setting.create({ data: { key: HOOK_ID_SETTING, value: "hook_test" } });
 });
 
@@ -124,7 +227,8 @@ describe("authorization matrix", () => {
             else throw error;
           }
           checked++;
-          if (actual !== expected) unexpected.push(`${role} ${testCase.name} (${which} district): expected ${expected}, got ${actual}`);
+          if (actual !== expected)
+            unexpected.push(`${role} ${testCase.name} (${which} district): expected ${expected}, got ${actual}`);
         }
       }
     }
@@ -150,8 +254,12 @@ describe("authorization matrix", () => {
 
   it("a denied revoke changes nothing and stages no provider call", async () => {
     const before = await prisma.apiKey.findUniqueOrThrow({ where: { id: `key_${OTHER}_1` } });
-    await expect(revokeKey({ actor: actors.districtAdmin, keyId: `key_${OTHER}_1` })).rejects.toMatchObject({ code: "not_found" });
-    await expect(revokeKey({ actor: actors.support, keyId: `key_${OTHER}_1` })).rejects.toMatchObject({ code: "not_found" });
+    await expect(revokeKey({ actor: actors.districtAdmin, keyId: `key_${OTHER}_1` })).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await expect(revokeKey({ actor: actors.support, keyId: `key_${OTHER}_1` })).rejects.toMatchObject({
+      code: "not_found",
+    });
     expect(await prisma.apiKey.findUniqueOrThrow({ where: { id: `key_${OTHER}_1` } })).toEqual(before);
     expect(await prisma.outboxMessage.count({ where: { idempotencyKey: `revoke:key_${OTHER}_1` } })).toBe(0);
   });
@@ -159,9 +267,15 @@ describe("authorization matrix", () => {
   it("denied user management changes no account and creates none", async () => {
     const before = await prisma.user.findMany({ orderBy: { id: "asc" } });
     for (const actor of [actors.districtAdmin, actors.support]) {
-      await expect(disableUser({ actor, userId: actors.platformAdmin.id })).rejects.toMatchObject({ code: "not_found" });
-      await expect(updateUser({ actor, userId: actor.id, role: "platform_admin", tenantId: "" })).rejects.toMatchObject({ code: "not_found" });
-      await expect(createUser({ actor, email: "sneaky@x.test", name: "", role: "platform_admin", tenantId: "" })).rejects.toMatchObject({ code: "not_found" });
+      await expect(disableUser({ actor, userId: actors.platformAdmin.id })).rejects.toMatchObject({
+        code: "not_found",
+      });
+      await expect(updateUser({ actor, userId: actor.id, role: "platform_admin", tenantId: "" })).rejects.toMatchObject(
+        { code: "not_found" },
+      );
+      await expect(
+        createUser({ actor, email: "sneaky@x.test", name: "", role: "platform_admin", tenantId: "" }),
+      ).rejects.toMatchObject({ code: "not_found" });
     }
     expect(await prisma.user.findMany({ orderBy: { id: "asc" } })).toEqual(before);
   });

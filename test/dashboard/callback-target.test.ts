@@ -10,7 +10,17 @@ describe("callbackTarget", () => {
   ])("follows %s", (raw, expected) => expect(callbackTarget(raw)).toBe(expected));
 
   it.each([
-    "https://attacker.example/x", "//attacker.example/x", "/\\attacker.example", "\\\\attacker.example", "javascript:alert(1)",
-    "/\tattacker", "http:/attacker.example", "", undefined, ["//attacker.example"], "/signin?callbackUrl=/x", "/api/auth/signout",
+    "https://attacker.example/x",
+    "//attacker.example/x",
+    "/\\attacker.example",
+    "\\\\attacker.example",
+    "javascript:alert(1)",
+    "/\tattacker",
+    "http:/attacker.example",
+    "",
+    undefined,
+    ["//attacker.example"],
+    "/signin?callbackUrl=/x",
+    "/api/auth/signout",
   ])("ignores %j", (raw) => expect(callbackTarget(raw)).toBe("/overview"));
 });

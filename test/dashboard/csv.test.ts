@@ -5,7 +5,7 @@ import { csvStream } from "@/lib/csv/csv-stream";
 describe("CSV", () => {
   it("quotes separators and neutralises spreadsheet formulas", () => {
     expect(csvLine(["a", "b,c", 'say "hi"', null, 7])).toBe('a,"b,c","say ""hi""",,7\r\n');
-    expect(csvCell("=HYPERLINK(\"x\")")).toBe("\"'=HYPERLINK(\"\"x\"\")\"");
+    expect(csvCell('=HYPERLINK("x")')).toBe('"\'=HYPERLINK(""x"")"');
     expect(csvCell("-1+2")).toBe("'-1+2");
     expect(csvCell(new Date("2026-11-29T10:00:00Z"))).toBe("2026-11-29T10:00:00.000Z");
   });

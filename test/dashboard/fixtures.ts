@@ -15,12 +15,27 @@ async function user(email: string, role: Role, tenantId: string | null): Promise
 
 export async function seedTwoDistricts(): Promise<Actors> {
   for (const tenant of [OWN, OTHER]) {
-    await deliver(keyEvent({ id: `evt_${tenant}_1`, type: "key.created", tenantId: tenant, keyId: `key_${tenant}_1`, sequence: 1 }));
-    await deliver(keyEvent({ id: `evt_${tenant}_2`, type: "key.rotated", tenantId: tenant, keyId: `key_${tenant}_2`, previousKeyId: `key_${tenant}_1`, sequence: 2 }));
+    await deliver(
+      keyEvent({ id: `evt_${tenant}_1`, type: "key.created", tenantId: tenant, keyId: `key_${tenant}_1`, sequence: 1 }),
+    );
+    await deliver(
+      keyEvent({
+        id: `evt_${tenant}_2`,
+        type: "key.rotated",
+        tenantId: tenant,
+        keyId: `key_${tenant}_2`,
+        previousKeyId: `key_${tenant}_1`,
+        sequence: 2,
+      }),
+    );
   }
   // A misrouted event in each district: names the other district's key → quarantined.
-  await deliver(keyEvent({ id: `evt_${OWN}_q`, type: "key.revoked", tenantId: OWN, keyId: `key_${OTHER}_2`, sequence: 3 }));
-  await deliver(keyEvent({ id: `evt_${OTHER}_q`, type: "key.revoked", tenantId: OTHER, keyId: `key_${OWN}_2`, sequence: 3 }));
+  await deliver(
+    keyEvent({ id: `evt_${OWN}_q`, type: "key.revoked", tenantId: OWN, keyId: `key_${OTHER}_2`, sequence: 3 }),
+  );
+  await deliver(
+    keyEvent({ id: `evt_${OTHER}_q`, type: "key.revoked", tenantId: OTHER, keyId: `key_${OWN}_2`, sequence: 3 }),
+  );
   return {
     districtAdmin: await user("admin@own.test", "district_admin", OWN),
     otherDistrictAdmin: await user("admin@other.test", "district_admin", OTHER),

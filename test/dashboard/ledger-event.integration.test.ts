@@ -14,12 +14,17 @@ beforeEach(async () => {
 });
 
 describe("getLedgerEvent", () => {
-  it.each(["9999999999999999999", "9223372036854775808", "99999999999999999999", "-1", "0", "abc", "1e3", " 1", ""])("id %j → not found", async (id) => {
-    await expect(getLedgerEvent({ actor: actors.support, id })).rejects.toMatchObject({ code: "not_found" });
-  });
+  it.each(["9999999999999999999", "9223372036854775808", "99999999999999999999", "-1", "0", "abc", "1e3", " 1", ""])(
+    "id %j → not found",
+    async (id) => {
+      await expect(getLedgerEvent({ actor: actors.support, id })).rejects.toMatchObject({ code: "not_found" });
+    },
+  );
 
   it("the largest bigint is looked up (and simply not there)", async () => {
-    await expect(getLedgerEvent({ actor: actors.support, id: "9223372036854775807" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(getLedgerEvent({ actor: actors.support, id: "9223372036854775807" })).rejects.toMatchObject({
+      code: "not_found",
+    });
   });
 
   it("renders an 8,000-level payload stored directly in the database, capped instead of throwing", async () => {
@@ -35,7 +40,12 @@ describe("getLedgerEvent", () => {
 
     const view = await getLedgerEvent({ actor: actors.districtAdmin, id: String(row.id) });
     const shown = JSON.parse(view.payloadText!) as Record<string, unknown>;
-    expect(shown).toMatchObject({ id: "evt_deep", key_id: "key_deep", data: { scopes: { redacted: true, bytes: 2 * depth } }, extra: { redacted: true, bytes: 2 * depth } });
+    expect(shown).toMatchObject({
+      id: "evt_deep",
+      key_id: "key_deep",
+      data: { scopes: { redacted: true, bytes: 2 * depth } },
+      extra: { redacted: true, bytes: 2 * depth },
+    });
   });
 
   it("a purged payload is null, the rest of the event still shown", async () => {

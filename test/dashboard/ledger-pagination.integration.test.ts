@@ -13,7 +13,13 @@ import { ledgerPageSql, listLedger } from "@/lib/ledger/list-ledger";
 
 const ROWS = 200_000;
 const staff: Actor = { id: "u_support", email: "support@keyhook.test", name: null, role: "support", tenantId: null };
-const districtAdmin: Actor = { id: "u_da", email: "da@d7.test", name: null, role: "district_admin", tenantId: "district-7" };
+const districtAdmin: Actor = {
+  id: "u_da",
+  email: "da@d7.test",
+  name: null,
+  role: "district_admin",
+  tenantId: "district-7",
+};
 
 beforeAll(async () => {
   // 200k claims over 50 districts and ~3 days; every 10th second holds several rows (timestamp ties).
@@ -30,7 +36,10 @@ async function planOf(actor: Actor, filters: LedgerFilters, cursor?: { at: Date;
   const sql = ledgerPageSql({ actor, filters, cursor, limit: 51 });
   const [row] = await prisma.$queryRaw<{ "QUERY PLAN": unknown }[]>(Prisma.sql`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`);
   const plan = JSON.stringify(row!["QUERY PLAN"]);
-  return { plan, rowsRead: [...plan.matchAll(/"Actual Rows": (\d+)/g)].reduce((max, m) => Math.max(max, Number(m[1])), 0) };
+  return {
+    plan,
+    rowsRead: [...plan.matchAll(/"Actual Rows": (\d+)/g)].reduce((max, m) => Math.max(max, Number(m[1])), 0),
+  };
 }
 
 describe("the ledger at 200,000 rows", () => {
@@ -38,7 +47,9 @@ describe("the ledger at 200,000 rows", () => {
     const first = await listLedger({ actor: staff, filters: {} });
     expect(first.rows).toHaveLength(50);
     // Jump deep into the table: the cursor of the middle row.
-    const [middle] = await prisma.$queryRaw<{ id: bigint; received_at: Date }[]>`SELECT id, received_at FROM processed_events WHERE event_id = 'evt_100000'`;
+    const [middle] = await prisma.$queryRaw<
+      { id: bigint; received_at: Date }[]
+    >`SELECT id, received_at FROM processed_events WHERE event_id = 'evt_100000'`;
     const deep = { at: middle!.received_at, id: middle!.id };
 
     const scenarios: [string, Actor, LedgerFilters, typeof deep | undefined][] = [
@@ -46,7 +57,12 @@ describe("the ledger at 200,000 rows", () => {
       ["page at row 100,000", staff, {}, deep],
       ["one district (staff filter)", staff, { tenantId: "district-7" }, deep],
       ["a district admin's own ledger", districtAdmin, {}, deep],
-      ["time range", staff, { from: new Date("2026-11-16T00:00:00Z"), to: new Date("2026-11-17T00:00:00Z") }, undefined],
+      [
+        "time range",
+        staff,
+        { from: new Date("2026-11-16T00:00:00Z"), to: new Date("2026-11-17T00:00:00Z") },
+        undefined,
+      ],
       ["event id", staff, { eventId: "evt_177777" }, undefined],
     ];
     for (const [name, actor, filters, cursor] of scenarios) {
@@ -70,7 +86,11 @@ describe("the ledger at 200,000 rows", () => {
 
 describe("keyset pages", () => {
   it("walk the whole filtered set exactly once, in order, across equal timestamps", async () => {
-    const filters = { tenantId: "district-3", from: new Date("2026-11-15T00:00:00Z"), to: new Date("2026-11-15T06:00:00Z") };
+    const filters = {
+      tenantId: "district-3",
+      from: new Date("2026-11-15T00:00:00Z"),
+      to: new Date("2026-11-15T06:00:00Z"),
+    };
     const expected = await prisma.processedEvent.findMany({
       where: { tenantId: "district-3", receivedAt: { gte: filters.from, lt: filters.to } },
       orderBy: [{ receivedAt: "desc" }, { id: "desc" }],
@@ -89,12 +109,18 @@ describe("keyset pages", () => {
 
   it("a tampered cursor starts from the top instead of failing", () => {
     expect(decodeCursor("not-a-cursor")).toBeUndefined();
-    expect(decodeCursor(encodeCursor({ at: new Date("2026-11-15T00:00:00Z"), id: 42n }))).toEqual({ at: new Date("2026-11-15T00:00:00Z"), id: 42n });
+    expect(decodeCursor(encodeCursor({ at: new Date("2026-11-15T00:00:00Z"), id: 42n }))).toEqual({
+      at: new Date("2026-11-15T00:00:00Z"),
+      id: 42n,
+    });
   });
 
   it("bad filter input becomes form messages, not exceptions", () => {
     const { errors } = parseLedgerFilters({ outcome: "exploded", from: "yesterday", to: "2026-11-01T00:00" });
-    expect(errors).toEqual(["Outcome must be one of applied, stale, quarantined, ignored.", "From is not a date and time (use YYYY-MM-DD HH:MM:SS, UTC)."]);
+    expect(errors).toEqual([
+      "Outcome must be one of applied, stale, quarantined, ignored.",
+      "From is not a date and time (use YYYY-MM-DD HH:MM:SS, UTC).",
+    ]);
   });
 
   it("the CSV export streams the filtered ledger in batches", async () => {

@@ -55,7 +55,15 @@ describe("getDistrict keys", () => {
   it("lists current keys first and pages the inactive ones by 20", async () => {
     // 25 rotations: each new key deactivates the previous one.
     for (let i = 0; i < 25; i++) {
-      await deliver(keyEvent({ type: "key.rotated", tenantId: OWN, keyId: `key_r_${i}`, previousKeyId: i === 0 ? `key_${OWN}_2` : `key_r_${i - 1}`, sequence: 10 + i }));
+      await deliver(
+        keyEvent({
+          type: "key.rotated",
+          tenantId: OWN,
+          keyId: `key_r_${i}`,
+          previousKeyId: i === 0 ? `key_${OWN}_2` : `key_r_${i - 1}`,
+          sequence: 10 + i,
+        }),
+      );
     }
     const first = await getDistrict({ actor: actors.districtAdmin, tenantId: OWN });
     expect(first.currentKeys.map((k) => k.id)).toEqual(["key_r_24"]);

@@ -3,7 +3,16 @@
 import { describe, expect, it } from "vitest";
 import { jsonByteLength, printJson } from "@/lib/json/print-json";
 
-const sample = { id: "evt_1", n: -1.5e-7, big: 12345678901234567890, ok: true, none: null, list: [1, "two", { three: [3] }, []], empty: {}, "quo\"te\n": "é\u2028😀" };
+const sample = {
+  id: "evt_1",
+  n: -1.5e-7,
+  big: 12345678901234567890,
+  ok: true,
+  none: null,
+  list: [1, "two", { three: [3] }, []],
+  empty: {},
+  'quo"te\n': "é\u2028😀",
+};
 
 describe("printJson", () => {
   it("prints what JSON.stringify prints, compact and indented", () => {

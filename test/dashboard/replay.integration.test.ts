@@ -23,14 +23,19 @@ describe("replayStoredEvent", () => {
     expect(result).toMatchObject({ status: 200, outcome: "duplicate", firstOutcome: "applied" });
     expect(await prisma.apiKey.findMany({ where: { tenantId: OWN }, orderBy: { id: "asc" } })).toEqual(keysBefore);
     const receipts = await prisma.receipt.findMany({ where: { eventId: `evt_${OWN}_1` }, orderBy: { id: "asc" } });
-    expect(receipts.map((r) => [r.source, r.outcome])).toEqual([["provider", "applied"], ["replay", "duplicate"]]);
+    expect(receipts.map((r) => [r.source, r.outcome])).toEqual([
+      ["provider", "applied"],
+      ["replay", "duplicate"],
+    ]);
     const audit = await prisma.auditLog.findFirstOrThrow({ where: { action: "delivery.replay" } });
     expect(audit).toMatchObject({ actorId: actors.support.id, target: `evt_${OWN}_1`, outcome: "duplicate" });
   });
 
   it("a purged payload cannot be replayed locally, and the page is told why", async () => {
     await prisma.$executeRaw`UPDATE processed_events SET payload = NULL WHERE event_id = ${`evt_${OWN}_1`}`;
-    await expect(replayStoredEvent({ actor: actors.support, tenantId: OWN, eventId: `evt_${OWN}_1` })).rejects.toMatchObject({ code: "conflict" });
+    await expect(
+      replayStoredEvent({ actor: actors.support, tenantId: OWN, eventId: `evt_${OWN}_1` }),
+    ).rejects.toMatchObject({ code: "conflict" });
   });
 });
 
@@ -40,7 +45,9 @@ describe("listDeliveries", () => {
   it("shows our receipts and a provider-unreachable state when the provider is down", async () => {
     await prisma.setting.create({ data: { key: HOOK_ID_SETTING, value: "hook_test" } });
     const down: DeliveryProvider = {
-      listDeliveries: async () => { throw new ProviderNetworkError("connect ECONNREFUSED"); },
+      listDeliveries: async () => {
+        throw new ProviderNetworkError("connect ECONNREFUSED");
+      },
       redeliver: async () => ({ accepted: true as const }),
       redeliverFailed: async () => ({ count: 0 }),
     };
@@ -54,12 +61,26 @@ describe("listDeliveries", () => {
     await prisma.setting.create({ data: { key: HOOK_ID_SETTING, value: "hook_test" } });
     const at = new Date();
     const attempt = (id: string, eventId: string, succeeded: boolean) => ({
-      id, eventId, tenantId: OWN, attempt: 1, trigger: "scheduled" as const, statusCode: succeeded ? 200 : null, durationMs: 10,
-      responseExcerpt: null, error: succeeded ? null : "timeout", at, nextRetryAt: null, succeeded,
+      id,
+      eventId,
+      tenantId: OWN,
+      attempt: 1,
+      trigger: "scheduled" as const,
+      statusCode: succeeded ? 200 : null,
+      durationMs: 10,
+      responseExcerpt: null,
+      error: succeeded ? null : "timeout",
+      at,
+      nextRetryAt: null,
+      succeeded,
     });
     const provider: DeliveryProvider = {
       listDeliveries: async () => ({
-        items: [attempt("d1", `evt_${OWN}_1`, false), attempt("d2", "evt_never_seen", true), attempt("d3", `evt_${OWN}_2`, true)],
+        items: [
+          attempt("d1", `evt_${OWN}_1`, false),
+          attempt("d2", "evt_never_seen", true),
+          attempt("d3", `evt_${OWN}_2`, true),
+        ],
         nextCursor: null,
       }),
       redeliver: async () => ({ accepted: true as const }),

@@ -29,7 +29,12 @@ describe("revokeKey", () => {
 
     const outbox = await prisma.outboxMessage.findMany({ where: { tenantId: OWN } });
     expect(outbox).toHaveLength(1);
-    expect(outbox[0]).toMatchObject({ kind: "key.revoke", idempotencyKey: `revoke:${keyId}`, status: "pending", payload: { tenantId: OWN, keyId } });
+    expect(outbox[0]).toMatchObject({
+      kind: "key.revoke",
+      idempotencyKey: `revoke:${keyId}`,
+      status: "pending",
+      payload: { tenantId: OWN, keyId },
+    });
     const audit = await prisma.auditLog.findMany({ where: { action: "key.revoke" } });
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ actorId: actors.districtAdmin.id, tenantId: OWN, target: keyId, outcome: "ok" });
@@ -69,7 +74,20 @@ describe("revokeKey", () => {
     const district = await getDistrict({ actor: actors.districtAdmin, tenantId: OWN });
     for (const key of district.keys) {
       expect(Object.keys(key).sort()).toEqual(
-        ["activatedAt", "createdAt", "id", "prefix", "revokeConfirmedAt", "revokeRequestedAt", "revokedAt", "rotatedAt", "scopes", "status", "supersededAt", "version"].sort(),
+        [
+          "activatedAt",
+          "createdAt",
+          "id",
+          "prefix",
+          "revokeConfirmedAt",
+          "revokeRequestedAt",
+          "revokedAt",
+          "rotatedAt",
+          "scopes",
+          "status",
+          "supersededAt",
+          "version",
+        ].sort(),
       );
     }
   });

@@ -21,26 +21,51 @@ let admin: Actor;
 beforeEach(async () => {
   await resetDatabase();
   for (const id of ["district-a", "district-b"]) await prisma.tenant.create({ data: { id } });
-  userId = (await prisma.user.create({ data: { email: "da@x.test", role: "district_admin", tenantId: "district-a", passwordHash: await hashPassword(password) } })).id;
+  userId = (
+    await prisma.user.create({
+      data: {
+        email: "da@x.test",
+        role: "district_admin",
+        tenantId: "district-a",
+        passwordHash: await hashPassword(password),
+      },
+    })
+  ).id;
   const row = await prisma.user.create({ data: { email: "root@x.test", role: "platform_admin" } });
   admin = { id: row.id, email: row.email, name: null, role: "platform_admin", tenantId: null };
 });
 
-type Authorize = (credentials: Record<string, string>, req: { headers: Record<string, string> }) => Promise<{ id: string } | null>;
+type Authorize = (
+  credentials: Record<string, string>,
+  req: { headers: Record<string, string> },
+) => Promise<{ id: string } | null>;
 
 /** Signs in through the Credentials provider and returns the session cookie's value. */
 async function signIn(): Promise<string> {
   const options = authOptions();
   const provider = options.providers[0] as unknown as { options: { authorize: Authorize } };
-  const user = await provider.options.authorize({ email: "da@x.test", password }, { headers: { "x-forwarded-for": "192.0.2.1" } });
-  const token = await options.callbacks!.jwt!({ token: {}, user: user as never, account: { provider: "credentials", type: "credentials", providerAccountId: user!.id } });
+  const user = await provider.options.authorize(
+    { email: "da@x.test", password },
+    { headers: { "x-forwarded-for": "192.0.2.1" } },
+  );
+  const token = await options.callbacks!.jwt!({
+    token: {},
+    user: user as never,
+    account: { provider: "credentials", type: "credentials", providerAccountId: user!.id },
+  });
   return encode({ token, secret: authSecret() });
 }
 
 async function actorOf(cookie: string): Promise<Actor | null> {
   const token = await decode({ token: cookie, secret: authSecret() });
   expect(token).not.toBeNull(); // the cookie itself stays cryptographically valid: it is the version that ends it
-  const session = await authOptions().callbacks!.session!({ session: { user: {}, expires: "" }, token: token!, user: undefined as never, newSession: undefined, trigger: "update" });
+  const session = await authOptions().callbacks!.session!({
+    session: { user: {}, expires: "" },
+    token: token!,
+    user: undefined as never,
+    newSession: undefined,
+    trigger: "update",
+  });
   return actorOfSession(session);
 }
 
@@ -49,7 +74,10 @@ describe("session revocation", () => {
     const laptop = await signIn();
     const phone = await signIn();
     expect(await actorOf(laptop)).toMatchObject({ id: userId });
-    await authOptions().events!.signOut!({ token: (await decode({ token: laptop, secret: authSecret() }))!, session: undefined as never });
+    await authOptions().events!.signOut!({
+      token: (await decode({ token: laptop, secret: authSecret() }))!,
+      session: undefined as never,
+    });
     expect(await actorOf(laptop)).toBeNull();
     expect(await actorOf(phone)).toBeNull();
     expect(await actorOf(await signIn())).toMatchObject({ id: userId });

@@ -21,14 +21,27 @@ const CRON_SECRET = "cron-secret-for-tests-only-123";
 const HOOK_URL = "http://127.0.0.1:1/api/webhooks/keys";
 
 const config = (overrides: Record<string, string> = {}) =>
-  parseEnv({ NODE_ENV: "test", WEBHOOK_SECRETS: `${OLD_SECRET}, ${NEW_SECRET}`, METRICS_TOKEN, CRON_SECRET, PROVIDER_WEBHOOK_URL: HOOK_URL, ...overrides });
+  parseEnv({
+    NODE_ENV: "test",
+    WEBHOOK_SECRETS: `${OLD_SECRET}, ${NEW_SECRET}`,
+    METRICS_TOKEN,
+    CRON_SECRET,
+    PROVIDER_WEBHOOK_URL: HOOK_URL,
+    ...overrides,
+  });
 const reachable: ReachabilityProbe = { listDeliveries: async () => ({ items: [], nextCursor: null }) };
 
 let sim: SimulatorProcess;
 let admin: Actor;
 let support: Actor;
 const simClient = () => createProviderClient({ baseUrl: sim.url, apiKey: DEV_PROVIDER_API_KEY, sleep: async () => {} });
-const deadClient = () => createProviderClient({ baseUrl: "http://127.0.0.1:1", apiKey: DEV_PROVIDER_API_KEY, maxRetries: 0, timeoutMs: 1_000 });
+const deadClient = () =>
+  createProviderClient({
+    baseUrl: "http://127.0.0.1:1",
+    apiKey: DEV_PROVIDER_API_KEY,
+    maxRetries: 0,
+    timeoutMs: 1_000,
+  });
 
 beforeAll(async () => {
   sim = await startSimulator();
@@ -45,7 +58,11 @@ beforeEach(async () => {
 });
 
 const registerAudit = async () =>
-  (await prisma.auditLog.findMany({ where: { action: "webhook.register" }, orderBy: { id: "asc" } })).map((a) => ({ outcome: a.outcome, actorId: a.actorId, target: a.target }));
+  (await prisma.auditLog.findMany({ where: { action: "webhook.register" }, orderBy: { id: "asc" } })).map((a) => ({
+    outcome: a.outcome,
+    actorId: a.actorId,
+    target: a.target,
+  }));
 
 describe("getPlatformSettings", () => {
   it("shows fingerprints of the signing secrets and never a secret, a base64 part of one, or a token", async () => {
@@ -55,7 +72,12 @@ describe("getPlatformSettings", () => {
       { fingerprint: fingerprint(OLD_SECRET), isDevelopmentSecret: false },
       { fingerprint: fingerprint(NEW_SECRET), isDevelopmentSecret: false },
     ]);
-    expect(view).toMatchObject({ metricsTokenSet: true, cronSecretSet: true, provider: { kind: "reachable" }, expectedUrl: { url: HOOK_URL, source: "PROVIDER_WEBHOOK_URL" } });
+    expect(view).toMatchObject({
+      metricsTokenSet: true,
+      cronSecretSet: true,
+      provider: { kind: "reachable" },
+      expectedUrl: { url: HOOK_URL, source: "PROVIDER_WEBHOOK_URL" },
+    });
     const json = JSON.stringify(view);
     for (const secret of [OLD_SECRET, NEW_SECRET]) {
       expect(json).not.toContain(secret);
@@ -72,18 +94,36 @@ describe("getPlatformSettings", () => {
       config: parseEnv({ NODE_ENV: "test", NEXTAUTH_URL: "https://keyhook.example.org/" }),
       probe: reachable,
     });
-    expect(view).toMatchObject({ metricsTokenSet: false, cronSecretSet: false, expectedUrl: { url: "https://keyhook.example.org/api/webhooks/keys", source: "NEXTAUTH_URL" } });
+    expect(view).toMatchObject({
+      metricsTokenSet: false,
+      cronSecretSet: false,
+      expectedUrl: { url: "https://keyhook.example.org/api/webhooks/keys", source: "NEXTAUTH_URL" },
+    });
     expect(view.secrets).toEqual([{ fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/), isDevelopmentSecret: true }]);
   });
 
   it("an unreachable provider is a state on the page, not an error; a 404 for a missing hook still means reachable", async () => {
-    expect((await getPlatformSettings({ actor: admin, config: config(), probe: deadClient() })).provider).toMatchObject({ kind: "unreachable" });
-    const notFound: ReachabilityProbe = { listDeliveries: async () => Promise.reject(new ProviderHttpError("not_found", "provider answered 404", { status: 404 })) };
-    expect((await getPlatformSettings({ actor: admin, config: config(), probe: notFound })).provider).toEqual({ kind: "reachable" });
-    const refused: ReachabilityProbe = { listDeliveries: async () => Promise.reject(new ProviderHttpError("unauthorized", "provider answered 401", { status: 401 })) };
-    expect((await getPlatformSettings({ actor: admin, config: config(), probe: refused })).provider).toMatchObject({ kind: "key_refused" });
+    expect((await getPlatformSettings({ actor: admin, config: config(), probe: deadClient() })).provider).toMatchObject(
+      { kind: "unreachable" },
+    );
+    const notFound: ReachabilityProbe = {
+      listDeliveries: async () =>
+        Promise.reject(new ProviderHttpError("not_found", "provider answered 404", { status: 404 })),
+    };
+    expect((await getPlatformSettings({ actor: admin, config: config(), probe: notFound })).provider).toEqual({
+      kind: "reachable",
+    });
+    const refused: ReachabilityProbe = {
+      listDeliveries: async () =>
+        Promise.reject(new ProviderHttpError("unauthorized", "provider answered 401", { status: 401 })),
+    };
+    expect((await getPlatformSettings({ actor: admin, config: config(), probe: refused })).provider).toMatchObject({
+      kind: "key_refused",
+    });
     // The real simulator, before any hook is registered: it answers, so it is reachable.
-    expect((await getPlatformSettings({ actor: admin, config: config(), probe: simClient() })).provider).toEqual({ kind: "reachable" });
+    expect((await getPlatformSettings({ actor: admin, config: config(), probe: simClient() })).provider).toEqual({
+      kind: "reachable",
+    });
   });
 });
 
@@ -115,15 +155,21 @@ describe("registerWebhook", () => {
   });
 
   it("an unreachable provider is a form error, audited as failed, and stores nothing", async () => {
-    await expect(registerWebhook({ actor: admin, config: config(), client: deadClient() })).rejects.toMatchObject({ code: "unavailable" });
+    await expect(registerWebhook({ actor: admin, config: config(), client: deadClient() })).rejects.toMatchObject({
+      code: "unavailable",
+    });
     expect(await getRegisteredHookId()).toBeNull();
     expect(await registerAudit()).toEqual([{ outcome: "failed", actorId: admin.id, target: HOOK_URL }]);
   });
 
   it("support may neither view nor register: refused before any provider call or audit row", async () => {
     const hooks = (await sim.stats()).hooks;
-    await expect(getPlatformSettings({ actor: support, config: config(), probe: reachable })).rejects.toMatchObject({ code: "not_found" });
-    await expect(registerWebhook({ actor: support, config: config(), client: simClient() })).rejects.toMatchObject({ code: "not_found" });
+    await expect(getPlatformSettings({ actor: support, config: config(), probe: reachable })).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await expect(registerWebhook({ actor: support, config: config(), client: simClient() })).rejects.toMatchObject({
+      code: "not_found",
+    });
     expect((await sim.stats()).hooks).toBe(hooks);
     expect(await registerAudit()).toEqual([]);
     expect(await prisma.setting.count()).toBe(0);

@@ -15,7 +15,9 @@ let staff: Actor;
 
 beforeEach(async () => {
   await resetDatabase();
-  await prisma.user.create({ data: { email: "target@x.test", role: "support", passwordHash: await hashPassword("right password") } });
+  await prisma.user.create({
+    data: { email: "target@x.test", role: "support", passwordHash: await hashPassword("right password") },
+  });
   const row = await prisma.user.create({ data: { email: "auditor@x.test", role: "support" } });
   staff = { id: row.id, email: row.email, name: null, role: "support", tenantId: null };
 });
@@ -35,7 +37,10 @@ it("200 failures → 2 audit rows (one per subject per window) carrying the righ
   const rows = await prisma.auditLog.findMany({ where: { action: "sign-in" } });
   expect(rows).toHaveLength(2);
   const counters = await prisma.signInFailure.findMany({ orderBy: { subject: "asc" } });
-  expect(counters.map((c) => [c.subject.split(":")[0], c.count])).toEqual([["address", 100], ["user", 100]]);
+  expect(counters.map((c) => [c.subject.split(":")[0], c.count])).toEqual([
+    ["address", 100],
+    ["user", 100],
+  ]);
   expect(counters.reduce((sum, c) => sum + c.count, 0)).toBe(200);
 
   const page = await listAudit({ actor: staff, filters: {} });

@@ -19,7 +19,9 @@ it("60 concurrent sign-ins + 10 concurrent signed deliveries → 0 ingest 503s",
   let signInsDone = 0;
   const signIns = Promise.all(
     Array.from({ length: 60 }, (_, i) =>
-      verifyCredentials({ email: `unknown-${i}@x.test`, password: `pw-${i}`, address: `10.9.${i >> 4}.${i}` }).finally(() => signInsDone++),
+      verifyCredentials({ email: `unknown-${i}@x.test`, password: `pw-${i}`, address: `10.9.${i >> 4}.${i}` }).finally(
+        () => signInsDone++,
+      ),
     ),
   );
   // Let the burst fill the hash queue before the deliveries start.
@@ -28,7 +30,15 @@ it("60 concurrent sign-ins + 10 concurrent signed deliveries → 0 ingest 503s",
   const answers = await Promise.all(
     Array.from({ length: 10 }, async (_, i) => {
       const t = performance.now();
-      const answer = await deliver(keyEvent({ id: `evt_flood_${i}`, type: "key.created", tenantId: `district-flood-${i}`, keyId: `key_flood_${i}`, sequence: 1 }));
+      const answer = await deliver(
+        keyEvent({
+          id: `evt_flood_${i}`,
+          type: "key.created",
+          tenantId: `district-flood-${i}`,
+          keyId: `key_flood_${i}`,
+          sequence: 1,
+        }),
+      );
       return { status: answer.status, ms: performance.now() - t };
     }),
   );
@@ -36,7 +46,12 @@ it("60 concurrent sign-ins + 10 concurrent signed deliveries → 0 ingest 503s",
   // The deliveries really ran inside the burst, not after it.
   expect(signInsDone).toBeLessThan(60);
   const results = await signIns;
-  console.log("ingest during sign-in flood:", { statuses: answers.map((a) => a.status), maxMs: Math.max(...answers.map((a) => a.ms)).toFixed(1), deliveriesMs: deliveriesMs.toFixed(1), signInsDoneWhenDeliveriesFinished: signInsDone });
+  console.log("ingest during sign-in flood:", {
+    statuses: answers.map((a) => a.status),
+    maxMs: Math.max(...answers.map((a) => a.ms)).toFixed(1),
+    deliveriesMs: deliveriesMs.toFixed(1),
+    signInsDoneWhenDeliveriesFinished: signInsDone,
+  });
   expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
   expect(results.every((r) => !r.ok && r.code === "InvalidCredentials")).toBe(true);
 }, 120_000);

@@ -14,8 +14,18 @@ beforeAll(async () => {
   resetEnvForTests();
   const passwordHash = await hashPassword(password);
   await prisma.user.create({ data: { email: "wrong@x.test", role: "support", passwordHash } });
-  await prisma.user.create({ data: { email: "locked@x.test", role: "support", passwordHash, failedLogins: 50, lockedUntil: new Date(Date.now() + 3_600_000) } });
-  await prisma.user.create({ data: { email: "disabled@x.test", role: "support", passwordHash, disabledAt: new Date() } });
+  await prisma.user.create({
+    data: {
+      email: "locked@x.test",
+      role: "support",
+      passwordHash,
+      failedLogins: 50,
+      lockedUntil: new Date(Date.now() + 3_600_000),
+    },
+  });
+  await prisma.user.create({
+    data: { email: "disabled@x.test", role: "support", passwordHash, disabledAt: new Date() },
+  });
 });
 
 function median(values: number[]): number {

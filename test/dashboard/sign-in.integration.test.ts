@@ -17,7 +17,11 @@ let userId: string;
 beforeEach(async () => {
   await resetDatabase();
   await prisma.tenant.create({ data: { id: "district-a" } });
-  userId = (await prisma.user.create({ data: { email, role: "district_admin", tenantId: "district-a", passwordHash: await hashPassword(password) } })).id;
+  userId = (
+    await prisma.user.create({
+      data: { email, role: "district_admin", tenantId: "district-a", passwordHash: await hashPassword(password) },
+    })
+  ).id;
 });
 
 const failedLogins = async () => (await prisma.user.findUniqueOrThrow({ where: { id: userId } })).failedLogins;
@@ -25,13 +29,21 @@ const failedLogins = async () => (await prisma.user.findUniqueOrThrow({ where: {
 describe("verifyCredentials", () => {
   it("signs in with the right password (email case-insensitive) and audits it", async () => {
     const result = await verifyCredentials({ email: "Admin@District.test ", password });
-    expect(result).toMatchObject({ ok: true, sessionVersion: 0, actor: { id: userId, role: "district_admin", tenantId: "district-a" } });
-    expect(await prisma.auditLog.findFirstOrThrow({ where: { action: "sign-in" } })).toMatchObject({ actorId: userId, outcome: "ok" });
+    expect(result).toMatchObject({
+      ok: true,
+      sessionVersion: 0,
+      actor: { id: userId, role: "district_admin", tenantId: "district-a" },
+    });
+    expect(await prisma.auditLog.findFirstOrThrow({ where: { action: "sign-in" } })).toMatchObject({
+      actorId: userId,
+      outcome: "ok",
+    });
   });
 
   it("backs off after repeated failures, does not count attempts while locked, and lets the owner in after the wait", async () => {
     const t0 = new Date("2026-12-01T10:00:00Z");
-    for (let i = 0; i < FREE_ATTEMPTS; i++) expect((await verifyCredentials({ email, password: "x", now: t0 })).ok).toBe(false);
+    for (let i = 0; i < FREE_ATTEMPTS; i++)
+      expect((await verifyCredentials({ email, password: "x", now: t0 })).ok).toBe(false);
     const locked = await verifyCredentials({ email, password, now: t0 });
     expect(locked).toMatchObject({ ok: false, reason: "locked", code: "InvalidCredentials" });
     // Hammering while locked neither counts nor extends the wait.
@@ -56,7 +68,11 @@ describe("verifyCredentials", () => {
   it("25 simultaneous wrong passwords get exactly the checks the backoff allows (decided and counted in one statement)", async () => {
     const now = new Date("2026-12-01T10:00:00Z");
     const before = scryptHashesComputed();
-    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => verifyCredentials({ email, password: `guess-${i}`, address: `10.0.0.${i}`, now })));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        verifyCredentials({ email, password: `guess-${i}`, address: `10.0.0.${i}`, now }),
+      ),
+    );
     // At one instant the backoff allows FREE_ATTEMPTS checks; everything after is refused unchecked.
     expect(results.filter((r) => !r.ok && r.reason === "invalid")).toHaveLength(FREE_ATTEMPTS);
     expect(results.filter((r) => !r.ok && r.reason === "locked")).toHaveLength(25 - FREE_ATTEMPTS);
@@ -68,11 +84,17 @@ describe("verifyCredentials", () => {
     expect(new Set(results.map((r) => (r.ok ? "ok" : r.code)))).toEqual(new Set(["InvalidCredentials"]));
     // And the owner, right after the burst, is throttled like everyone else, then let in.
     expect(await verifyCredentials({ email, password, now })).toMatchObject({ ok: false, reason: "locked" });
-    expect(await verifyCredentials({ email, password, now: new Date(now.getTime() + 1_001) })).toMatchObject({ ok: true });
+    expect(await verifyCredentials({ email, password, now: new Date(now.getTime() + 1_001) })).toMatchObject({
+      ok: true,
+    });
   });
 
   it("a burst in real time never checks more than the backoff allows", async () => {
-    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => verifyCredentials({ email, password: `guess-${i}`, address: `10.1.0.${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        verifyCredentials({ email, password: `guess-${i}`, address: `10.1.0.${i}` }),
+      ),
+    );
     const checked = results.filter((r) => !r.ok && r.reason === "invalid").length;
     // FREE_ATTEMPTS free, then one more per elapsed lock (1 s, 2 s, …): the burst takes well under 3 s here.
     expect(checked).toBeGreaterThanOrEqual(FREE_ATTEMPTS);
@@ -83,11 +105,18 @@ describe("verifyCredentials", () => {
   it("throttles a client address across emails, with the same answer", async () => {
     const now = new Date("2026-12-01T10:00:00Z");
     const results = [];
-    for (let i = 0; i < ADDRESS_FREE_ATTEMPTS + 5; i++) results.push(await verifyCredentials({ email: `nobody-${i}@x.test`, password: "x", address: "203.0.113.9", now }));
+    for (let i = 0; i < ADDRESS_FREE_ATTEMPTS + 5; i++)
+      results.push(
+        await verifyCredentials({ email: `nobody-${i}@x.test`, password: "x", address: "203.0.113.9", now }),
+      );
     expect(results.slice(0, ADDRESS_FREE_ATTEMPTS).every((r) => !r.ok && r.reason === "invalid")).toBe(true);
     expect(results.slice(ADDRESS_FREE_ATTEMPTS).every((r) => !r.ok && r.reason === "locked")).toBe(true);
     // Even the right password of a real account is refused from that address while it is closed ...
-    expect(await verifyCredentials({ email, password, address: "203.0.113.9", now })).toMatchObject({ ok: false, reason: "locked", code: "InvalidCredentials" });
+    expect(await verifyCredentials({ email, password, address: "203.0.113.9", now })).toMatchObject({
+      ok: false,
+      reason: "locked",
+      code: "InvalidCredentials",
+    });
     // ... but not from another one.
     expect(await verifyCredentials({ email, password, address: "198.51.100.1", now })).toMatchObject({ ok: true });
   });
@@ -123,8 +152,18 @@ describe("no enumeration", () => {
 
   beforeEach(async () => {
     const passwordHash = await hashPassword(password);
-    await prisma.user.create({ data: { email: "locked@district.test", role: "support", passwordHash, failedLogins: 50, lockedUntil: new Date(Date.now() + 3_600_000) } });
-    await prisma.user.create({ data: { email: "disabled@district.test", role: "support", passwordHash, disabledAt: new Date() } });
+    await prisma.user.create({
+      data: {
+        email: "locked@district.test",
+        role: "support",
+        passwordHash,
+        failedLogins: 50,
+        lockedUntil: new Date(Date.now() + 3_600_000),
+      },
+    });
+    await prisma.user.create({
+      data: { email: "disabled@district.test", role: "support", passwordHash, disabledAt: new Date() },
+    });
   });
 
   it("answers every refusal with the same code and computes exactly one hash for each", async () => {

@@ -45,21 +45,49 @@ beforeEach(async () => {
 type OAuthProvider = { id: string; profile: (claims: unknown, tokens: unknown) => Promise<Record<string, unknown>> };
 
 /** The whole code flow for one account, then our auth.ts callbacks: true, or where signIn sends the user. */
-async function ssoAs(accountId: string): Promise<{ decision: unknown; user: Record<string, unknown>; claims: Record<string, unknown>; accessToken?: string; userinfoEndpoint?: string }> {
+async function ssoAs(accountId: string): Promise<{
+  decision: unknown;
+  user: Record<string, unknown>;
+  claims: Record<string, unknown>;
+  accessToken?: string;
+  userinfoEndpoint?: string;
+}> {
   const issuer = await Issuer.discover(oidc.issuer);
-  const client = new issuer.Client({ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], response_types: ["code"] });
+  const client = new issuer.Client({
+    client_id: clientId,
+    client_secret: clientSecret,
+    redirect_uris: [redirectUri],
+    response_types: ["code"],
+  });
   const state = generators.state();
   const verifier = generators.codeVerifier();
-  const url = client.authorizationUrl({ scope: "openid email profile", state, code_challenge: generators.codeChallenge(verifier), code_challenge_method: "S256" });
+  const url = client.authorizationUrl({
+    scope: "openid email profile",
+    state,
+    code_challenge: generators.codeChallenge(verifier),
+    code_challenge_method: "S256",
+  });
   const callback = await authorizeAs(url, accountId, redirectUri);
-  const tokens = await client.callback(redirectUri, client.callbackParams(callback.href), { state, code_verifier: verifier });
+  const tokens = await client.callback(redirectUri, client.callbackParams(callback.href), {
+    state,
+    code_verifier: verifier,
+  });
 
   const { authOptions } = await import("@/auth");
   const options = authOptions();
   const provider = options.providers.find((p) => p.id === "oidc") as unknown as OAuthProvider;
   const user = await provider.profile(tokens.claims(), tokens);
-  const decision = await options.callbacks!.signIn!({ user: user as never, account: { provider: "oidc", type: "oauth", providerAccountId: accountId } });
-  return { decision, user, claims: tokens.claims(), accessToken: tokens.access_token, userinfoEndpoint: issuer.metadata.userinfo_endpoint };
+  const decision = await options.callbacks!.signIn!({
+    user: user as never,
+    account: { provider: "oidc", type: "oauth", providerAccountId: accountId },
+  });
+  return {
+    decision,
+    user,
+    claims: tokens.claims(),
+    accessToken: tokens.access_token,
+    userinfoEndpoint: issuer.metadata.userinfo_endpoint,
+  };
 }
 
 describe("SSO with a local OpenID Provider", () => {
@@ -89,8 +117,13 @@ describe("SSO with a local OpenID Provider", () => {
 
   it("trusts the issuer's emails only when the deployment says so (OIDC_TRUST_ISSUER_EMAILS=1)", async () => {
     const { claims, accessToken, userinfoEndpoint } = await ssoAs("no-claim");
-    expect(await resolveOidcProfile({ claims, accessToken, userinfoEndpoint, trustIssuerEmails: false })).toMatchObject({ ok: false, reason: "email not verified" });
-    expect(await resolveOidcProfile({ claims, accessToken, userinfoEndpoint, trustIssuerEmails: true })).toMatchObject({ ok: true, email: adminEmail });
+    expect(await resolveOidcProfile({ claims, accessToken, userinfoEndpoint, trustIssuerEmails: false })).toMatchObject(
+      { ok: false, reason: "email not verified" },
+    );
+    expect(await resolveOidcProfile({ claims, accessToken, userinfoEndpoint, trustIssuerEmails: true })).toMatchObject({
+      ok: true,
+      email: adminEmail,
+    });
   });
 
   it("refuses a verified email nobody has here", async () => {

@@ -25,16 +25,31 @@ beforeEach(async () => {
 });
 
 const newDistrictAdmin = (overrides: Partial<Parameters<typeof createUser>[0]> = {}) =>
-  createUser({ actor: admin, email: "New.Admin@District-A.test ", name: "New Admin", role: "district_admin", tenantId: DISTRICT, password, ...overrides });
+  createUser({
+    actor: admin,
+    email: "New.Admin@District-A.test ",
+    name: "New Admin",
+    role: "district_admin",
+    tenantId: DISTRICT,
+    password,
+    ...overrides,
+  });
 
 async function auditActions(): Promise<string[]> {
-  return (await prisma.auditLog.findMany({ where: { action: { startsWith: "user." } }, orderBy: { id: "asc" } })).map((a) => `${a.action}:${a.outcome}`);
+  return (await prisma.auditLog.findMany({ where: { action: { startsWith: "user." } }, orderBy: { id: "asc" } })).map(
+    (a) => `${a.action}:${a.outcome}`,
+  );
 }
 
 describe("createUser", () => {
   it("creates a user who can sign in through verifyCredentials, and audits it", async () => {
     const created = await newDistrictAdmin();
-    expect(created).toMatchObject({ email: "new.admin@district-a.test", role: "district_admin", tenantId: DISTRICT, generatedPassword: null });
+    expect(created).toMatchObject({
+      email: "new.admin@district-a.test",
+      role: "district_admin",
+      tenantId: DISTRICT,
+      generatedPassword: null,
+    });
     const signIn = await verifyCredentials({ email: "new.admin@district-a.test", password });
     expect(signIn).toMatchObject({ ok: true, actor: { id: created.id, role: "district_admin", tenantId: DISTRICT } });
     const entry = await prisma.auditLog.findFirstOrThrow({ where: { action: "user.create" } });
@@ -44,16 +59,27 @@ describe("createUser", () => {
   });
 
   it("generates a password when none is given, returns it once, and it works", async () => {
-    const created = await createUser({ actor: admin, email: "support2@keyhook.test", name: "", role: "support", tenantId: "" });
+    const created = await createUser({
+      actor: admin,
+      email: "support2@keyhook.test",
+      name: "",
+      role: "support",
+      tenantId: "",
+    });
     expect(created.generatedPassword!.length).toBeGreaterThanOrEqual(12);
-    expect(await verifyCredentials({ email: created.email, password: created.generatedPassword! })).toMatchObject({ ok: true });
+    expect(await verifyCredentials({ email: created.email, password: created.generatedPassword! })).toMatchObject({
+      ok: true,
+    });
     const stored = await prisma.user.findUniqueOrThrow({ where: { id: created.id } });
     expect(stored.passwordHash).not.toContain(created.generatedPassword!);
   });
 
   it("refuses a second user with the same email, whatever its case", async () => {
     await newDistrictAdmin();
-    await expect(newDistrictAdmin({ email: "NEW.ADMIN@district-a.test" })).rejects.toMatchObject({ code: "conflict", publicMessage: DUPLICATE_EMAIL });
+    await expect(newDistrictAdmin({ email: "NEW.ADMIN@district-a.test" })).rejects.toMatchObject({
+      code: "conflict",
+      publicMessage: DUPLICATE_EMAIL,
+    });
     expect(await prisma.user.count()).toBe(2);
   });
 
@@ -84,23 +110,39 @@ describe("disable, enable, unlock, change role", () => {
 
     expect(await enableUser({ actor: admin, userId: id })).toMatchObject({ changed: true });
     expect(await loadActor(id)).toMatchObject({ id });
-    expect(await auditActions()).toEqual(["user.create:ok", "user.disable:ok", "user.disable:already_disabled", "user.enable:ok"]);
+    expect(await auditActions()).toEqual([
+      "user.create:ok",
+      "user.disable:ok",
+      "user.disable:already_disabled",
+      "user.enable:ok",
+    ]);
   });
 
   it("a platform admin cannot disable or demote themselves, and nothing changes", async () => {
-    await expect(disableUser({ actor: admin, userId: admin.id })).rejects.toMatchObject({ code: "conflict", publicMessage: "you cannot disable your own account" });
-    await expect(updateUser({ actor: admin, userId: admin.id, role: "support", tenantId: "" })).rejects.toMatchObject({ code: "conflict", publicMessage: "you cannot change your own role" });
+    await expect(disableUser({ actor: admin, userId: admin.id })).rejects.toMatchObject({
+      code: "conflict",
+      publicMessage: "you cannot disable your own account",
+    });
+    await expect(updateUser({ actor: admin, userId: admin.id, role: "support", tenantId: "" })).rejects.toMatchObject({
+      code: "conflict",
+      publicMessage: "you cannot change your own role",
+    });
     expect(await loadActor(admin.id)).toMatchObject({ role: "platform_admin" });
     expect(await auditActions()).toEqual([]);
   });
 
   it("a role change applies on the next request and keeps the district rule", async () => {
     const { id } = await newDistrictAdmin();
-    await expect(updateUser({ actor: admin, userId: id, role: "support", tenantId: DISTRICT })).rejects.toMatchObject({ code: "bad_request" });
+    await expect(updateUser({ actor: admin, userId: id, role: "support", tenantId: DISTRICT })).rejects.toMatchObject({
+      code: "bad_request",
+    });
     await updateUser({ actor: admin, userId: id, role: "support", tenantId: "" });
     expect(await loadActor(id)).toMatchObject({ role: "support", tenantId: null });
     const entry = await prisma.auditLog.findFirstOrThrow({ where: { action: "user.update" } });
-    expect(entry.details).toMatchObject({ before: { role: "district_admin", tenantId: DISTRICT }, after: { role: "support", tenantId: null } });
+    expect(entry.details).toMatchObject({
+      before: { role: "district_admin", tenantId: DISTRICT },
+      after: { role: "support", tenantId: null },
+    });
   });
 
   it("resetting a lockout lets the user sign in at once", async () => {
@@ -112,7 +154,10 @@ describe("disable, enable, unlock, change role", () => {
 
     await unlockUser({ actor: admin, userId: id });
     expect(await verifyCredentials({ email, password, now })).toMatchObject({ ok: true });
-    expect(await prisma.auditLog.findFirstOrThrow({ where: { action: "user.unlock" } })).toMatchObject({ target: email, outcome: "ok" });
+    expect(await prisma.auditLog.findFirstOrThrow({ where: { action: "user.unlock" } })).toMatchObject({
+      target: email,
+      outcome: "ok",
+    });
   });
 
   it("an unknown user id is not found", async () => {

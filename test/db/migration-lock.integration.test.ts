@@ -33,7 +33,13 @@ async function emptyDatabaseWithLockHeld(): Promise<string> {
 
 function startLauncher(env: Record<string, string>) {
   const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/boot.ts", "start"], {
-    env: { ...process.env, NODE_ENV: "production", KEYHOOK_ALLOW_DEV_SECRET: "1", PORT: process.env.TEST_LAUNCHER_PORT ?? "4539", ...env },
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      KEYHOOK_ALLOW_DEV_SECRET: "1",
+      PORT: process.env.TEST_LAUNCHER_PORT ?? "4539",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

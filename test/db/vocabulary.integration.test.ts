@@ -25,7 +25,9 @@ describe("one vocabulary for TypeScript and SQL", () => {
   });
 
   it("ledger outcomes: processed_events_outcome_check allows exactly LEDGER_OUTCOMES and the claim's 'pending'", async () => {
-    expect(await checkConstraintValues("processed_events_outcome_check")).toEqual(sorted(["pending", ...LEDGER_OUTCOMES]));
+    expect(await checkConstraintValues("processed_events_outcome_check")).toEqual(
+      sorted(["pending", ...LEDGER_OUTCOMES]),
+    );
   });
 
   it("event types: the function applies exactly EVENT_TYPES and names no other", () => {

@@ -11,7 +11,14 @@ import { connect } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitUntil } from "../support/child-process";
-import { copyArtifact, createEmptyDatabase, DEPLOY_PORT, postSigned, startArtifact, type RunningArtifact } from "./standalone-app";
+import {
+  copyArtifact,
+  createEmptyDatabase,
+  DEPLOY_PORT,
+  postSigned,
+  startArtifact,
+  type RunningArtifact,
+} from "./standalone-app";
 
 const PORT = DEPLOY_PORT + 1;
 const DRAIN_MS = 10_000;
@@ -44,18 +51,39 @@ describe("SIGTERM during signed load", () => {
   });
 
   it("answers what it committed, commits what it answered, exits 0 in the bound; a redelivery applies the rest once", async () => {
-    app = await startArtifact({ dir: artifact.dir, databaseUrl: database.url, port: PORT, env: { SHUTDOWN_DRAIN_MS: String(DRAIN_MS), INGEST_TX_TIMEOUT_MS: String(TX_TIMEOUT_MS), DATABASE_POOL_SIZE: String(POOL_SIZE) } });
+    app = await startArtifact({
+      dir: artifact.dir,
+      databaseUrl: database.url,
+      port: PORT,
+      env: {
+        SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
+        INGEST_TX_TIMEOUT_MS: String(TX_TIMEOUT_MS),
+        DATABASE_POOL_SIZE: String(POOL_SIZE),
+      },
+    });
     const server = app;
     await db.connect();
     // The held tenant exists before the lock is taken (its first event creates it).
-    const first = await postSigned(server.baseUrl, { id: "evt_held_0", type: "key.created", tenantId: HELD_TENANT, keyId: "key_held_0", sequence: 1 });
+    const first = await postSigned(server.baseUrl, {
+      id: "evt_held_0",
+      type: "key.created",
+      tenantId: HELD_TENANT,
+      keyId: "key_held_0",
+      sequence: 1,
+    });
     expect(first.status).toBe(200);
     // Open the pool's connections first: while one pooled transaction waits on a lock, a cold
     // pool was seen to open no further connection (with Next's own server.js too), and the
     // held deliveries below must each be inside their transaction at the signal.
     const warm = await Promise.all(
       Array.from({ length: POOL_SIZE }, (_, i) =>
-        postSigned(server.baseUrl, { id: `evt_warm_${i}`, type: "key.created", tenantId: `district-warm-${i}`, keyId: `key_warm_${i}`, sequence: 1 }),
+        postSigned(server.baseUrl, {
+          id: `evt_warm_${i}`,
+          type: "key.created",
+          tenantId: `district-warm-${i}`,
+          keyId: `key_warm_${i}`,
+          sequence: 1,
+        }),
       ),
     );
     expect(warm.map((answer) => answer.status)).toEqual(Array(POOL_SIZE).fill(200));
@@ -67,7 +95,10 @@ describe("SIGTERM during signed load", () => {
         const answer = await postSigned(server.baseUrl, { ...attempt, type: "key.created" });
         attempt.status = answer.status;
       } catch (error) {
-        attempt.error = error instanceof Error ? `${error.message} ${String((error as { cause?: unknown }).cause ?? "")}` : String(error);
+        attempt.error =
+          error instanceof Error
+            ? `${error.message} ${String((error as { cause?: unknown }).cause ?? "")}`
+            : String(error);
       }
     };
 
@@ -76,7 +107,12 @@ describe("SIGTERM during signed load", () => {
     const load = Array.from({ length: LOAD_WORKERS }, (_, worker) =>
       (async () => {
         for (let n = 1; ; n++) {
-          const attempt: Attempt = { id: `evt_load_${worker}_${n}`, tenantId: `district-load-${worker}`, keyId: `key_load_${worker}_${n}`, sequence: n };
+          const attempt: Attempt = {
+            id: `evt_load_${worker}_${n}`,
+            tenantId: `district-load-${worker}`,
+            keyId: `key_load_${worker}_${n}`,
+            sequence: n,
+          };
           loadSent++;
           await send(attempt);
           if (attempt.error) return;
@@ -135,11 +171,15 @@ describe("SIGTERM during signed load", () => {
 
     // Answered 2xx ⇒ committed.
     const answered = attempts.filter((a) => a.status !== undefined && a.status >= 200 && a.status < 300);
-    const ledger = await db.query<{ event_id: string; n: string }>("SELECT event_id, count(*) AS n FROM processed_events GROUP BY event_id");
+    const ledger = await db.query<{ event_id: string; n: string }>(
+      "SELECT event_id, count(*) AS n FROM processed_events GROUP BY event_id",
+    );
     const committed = new Map(ledger.rows.map((row) => [row.event_id, Number(row.n)]));
     expect(answered.filter((a) => committed.get(a.id) !== 1).map((a) => a.id)).toEqual([]);
     // The pool was closed: no connection of the app is left on the database.
-    const left = await db.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+    const left = await db.query(
+      "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    );
     expect(Number(left.rows[0].n)).toBe(0);
 
     // The provider redelivers whatever it has no 2xx for: each event then exists exactly once.
@@ -151,10 +191,14 @@ describe("SIGTERM during signed load", () => {
       expect(answer.status).toBe(200);
       expect(["applied", "duplicate", "stale"]).toContain(answer.body.outcome);
     }
-    const after = await db.query<{ event_id: string; n: string }>("SELECT event_id, count(*) AS n FROM processed_events GROUP BY event_id");
+    const after = await db.query<{ event_id: string; n: string }>(
+      "SELECT event_id, count(*) AS n FROM processed_events GROUP BY event_id",
+    );
     const once = new Map(after.rows.map((row) => [row.event_id, Number(row.n)]));
     expect(attempts.filter((a) => once.get(a.id) !== 1).map((a) => a.id)).toEqual([]);
-    const active = await db.query("SELECT tenant_id FROM api_keys WHERE status = 'active' GROUP BY tenant_id HAVING count(*) > 1");
+    const active = await db.query(
+      "SELECT tenant_id FROM api_keys WHERE status = 'active' GROUP BY tenant_id HAVING count(*) > 1",
+    );
     expect(active.rows).toEqual([]);
 
     console.log(

@@ -64,7 +64,12 @@ export type RunningArtifact = {
   kill(signal?: NodeJS.Signals): Promise<void>;
 };
 
-export async function startArtifact(options: { dir: string; databaseUrl: string; port: number; env?: Record<string, string> }): Promise<RunningArtifact> {
+export async function startArtifact(options: {
+  dir: string;
+  databaseUrl: string;
+  port: number;
+  env?: Record<string, string>;
+}): Promise<RunningArtifact> {
   // Only what a container would be given: no NODE_PATH, no NODE_OPTIONS, nothing of the runner's.
   const env: NodeJS.ProcessEnv = {
     NODE_ENV: "production",
@@ -80,7 +85,11 @@ export async function startArtifact(options: { dir: string; databaseUrl: string;
     NEXT_TELEMETRY_DISABLED: "1",
     ...options.env,
   };
-  const child = spawn(process.execPath, ["keyhook-start.mjs"], { cwd: options.dir, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["keyhook-start.mjs"], {
+    cwd: options.dir,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   // A runner that dies (or times out) must not leave the server holding its port.
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
@@ -106,7 +115,9 @@ export async function startArtifact(options: { dir: string; databaseUrl: string;
       const seen = output.find((line) => pattern.test(line));
       if (seen) return resolve(seen);
       watchers.add({ pattern, resolve });
-      void exited.then(({ code, signal }) => reject(new Error(`artifact exited (code ${code}, signal ${signal}) before ${pattern}:\n${output.join("\n")}`)));
+      void exited.then(({ code, signal }) =>
+        reject(new Error(`artifact exited (code ${code}, signal ${signal}) before ${pattern}:\n${output.join("\n")}`)),
+      );
     });
   const baseUrl = `http://127.0.0.1:${options.port}`;
   await waitForLine(/keyhook: serving on /);
@@ -123,6 +134,10 @@ export type Delivered = { status: number; body: Record<string, unknown> };
 export async function postSigned(baseUrl: string, input: KeyEventInput & { id: string }): Promise<Delivered> {
   const event = buildKeyEvent(input);
   const signed = signDelivery({ body: JSON.stringify(event), webhookId: input.id, secrets: [TEST_SECRET] });
-  const response = await fetch(`${baseUrl}/api/webhooks/keys`, { method: "POST", headers: signed.headers, body: signed.body });
+  const response = await fetch(`${baseUrl}/api/webhooks/keys`, {
+    method: "POST",
+    headers: signed.headers,
+    body: signed.body,
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }

@@ -6,7 +6,15 @@ import { createInterface } from "node:readline";
 import pg from "pg";
 import { TEST_SECRET } from "../support/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyArtifact, createEmptyDatabase, DEPLOY_PORT, nodeModulesAbove, postSigned, startArtifact, type RunningArtifact } from "./standalone-app";
+import {
+  copyArtifact,
+  createEmptyDatabase,
+  DEPLOY_PORT,
+  nodeModulesAbove,
+  postSigned,
+  startArtifact,
+  type RunningArtifact,
+} from "./standalone-app";
 
 describe("standalone artifact", () => {
   let artifact: ReturnType<typeof copyArtifact>;
@@ -49,7 +57,13 @@ describe("standalone artifact", () => {
 
   it("commits one signed delivery", async () => {
     const id = "evt_standalone_smoke_1";
-    const answer = await postSigned(app.baseUrl, { id, type: "key.created", tenantId: "district-7001", keyId: "key_smoke_a", sequence: 1 });
+    const answer = await postSigned(app.baseUrl, {
+      id,
+      type: "key.created",
+      tenantId: "district-7001",
+      keyId: "key_smoke_a",
+      sequence: 1,
+    });
     expect(answer).toEqual({ status: 200, body: { outcome: "applied" } });
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
@@ -66,7 +80,15 @@ describe("standalone artifact", () => {
   it("runs the worker from the same folder (node keyhook-worker.mjs), which stops on SIGTERM", async () => {
     const worker = spawn(process.execPath, ["keyhook-worker.mjs"], {
       cwd: artifact.dir,
-      env: { PATH: process.env.PATH, DATABASE_URL: database.url, WEBHOOK_SECRETS: TEST_SECRET, NEXTAUTH_SECRET: "w".repeat(32), NODE_ENV: "production", LOG_LEVEL: "info", PROVIDER_URL: "http://127.0.0.1:9" },
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: database.url,
+        WEBHOOK_SECRETS: TEST_SECRET,
+        NEXTAUTH_SECRET: "w".repeat(32),
+        NODE_ENV: "production",
+        LOG_LEVEL: "info",
+        PROVIDER_URL: "http://127.0.0.1:9",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const lines: string[] = [];

@@ -5,10 +5,28 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyArtifact, createEmptyDatabase, DEPLOY_PORT, postSigned, startArtifact, type RunningArtifact } from "./standalone-app";
+import {
+  copyArtifact,
+  createEmptyDatabase,
+  DEPLOY_PORT,
+  postSigned,
+  startArtifact,
+  type RunningArtifact,
+} from "./standalone-app";
 
-type OtlpSpan = { name: string; traceId: string; spanId: string; parentSpanId?: string; attributes?: { key: string; value: { stringValue?: string } }[] };
-type OtlpExport = { resourceSpans: { resource?: { attributes?: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: OtlpSpan[] }[] }[] };
+type OtlpSpan = {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  attributes?: { key: string; value: { stringValue?: string } }[];
+};
+type OtlpExport = {
+  resourceSpans: {
+    resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
+    scopeSpans: { spans: OtlpSpan[] }[];
+  }[];
+};
 
 describe("OpenTelemetry export", () => {
   let artifact: ReturnType<typeof copyArtifact>;
@@ -30,7 +48,12 @@ describe("OpenTelemetry export", () => {
     const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     artifact = copyArtifact();
     database = await createEmptyDatabase();
-    app = await startArtifact({ dir: artifact.dir, databaseUrl: database.url, port: DEPLOY_PORT + 2, env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: "keyhook-test" } });
+    app = await startArtifact({
+      dir: artifact.dir,
+      databaseUrl: database.url,
+      port: DEPLOY_PORT + 2,
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: "keyhook-test" },
+    });
   });
 
   afterAll(async () => {
@@ -41,9 +64,19 @@ describe("OpenTelemetry export", () => {
   });
 
   it("exports the ingest steps and the dashboard request", async () => {
-    const applied = await postSigned(app.baseUrl, { id: "evt_traced_1", type: "key.created", tenantId: "district-7002", keyId: "key_traced_a", sequence: 1 });
+    const applied = await postSigned(app.baseUrl, {
+      id: "evt_traced_1",
+      type: "key.created",
+      tenantId: "district-7002",
+      keyId: "key_traced_a",
+      sequence: 1,
+    });
     expect(applied.status).toBe(200);
-    const unsigned = await fetch(`${app.baseUrl}/api/webhooks/keys`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const unsigned = await fetch(`${app.baseUrl}/api/webhooks/keys`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(unsigned.status).toBe(401);
     expect((await fetch(`${app.baseUrl}/signin`)).status).toBe(200);
 
@@ -58,7 +91,9 @@ describe("OpenTelemetry export", () => {
     const claim = spans.find((span) => span.name === "ingest.claim_and_apply")!;
     expect(claim.parentSpanId).toBeTruthy();
     expect(spans.some((span) => span.spanId === claim.parentSpanId)).toBe(true);
-    expect(claim.attributes).toEqual(expect.arrayContaining([{ key: "keyhook.outcome", value: { stringValue: "applied" } }]));
+    expect(claim.attributes).toEqual(
+      expect.arrayContaining([{ key: "keyhook.outcome", value: { stringValue: "applied" } }]),
+    );
     const service = exports[0]!.resourceSpans[0]!.resource?.attributes?.find((a) => a.key === "service.name");
     expect(service?.value.stringValue).toBe("keyhook-test");
     console.log(`tracing: ${spans.length} spans received: ${[...new Set(names)].sort().join(", ")}`);

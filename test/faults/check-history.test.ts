@@ -7,30 +7,75 @@ import type { Observations } from "@/faults/collect-observations";
 import type { ProviderDeliveryAttempt } from "@/lib/provider/client";
 
 let seq = 0;
-function attempt(eventId: string, outcome: "ok" | "duplicate" | "timeout" | "killed" | "503" | "lost"): ProviderDeliveryAttempt {
+function attempt(
+  eventId: string,
+  outcome: "ok" | "duplicate" | "timeout" | "killed" | "503" | "lost",
+): ProviderDeliveryAttempt {
   seq++;
-  const base = { id: `att_${seq}`, eventId, tenantId: "t1", attempt: seq, trigger: "scheduled" as const, durationMs: 1, at: new Date(), nextRetryAt: null };
+  const base = {
+    id: `att_${seq}`,
+    eventId,
+    tenantId: "t1",
+    attempt: seq,
+    trigger: "scheduled" as const,
+    durationMs: 1,
+    at: new Date(),
+    nextRetryAt: null,
+  };
   switch (outcome) {
     case "ok":
       return { ...base, statusCode: 200, responseExcerpt: '{"outcome":"applied"}', error: null, succeeded: true };
     case "duplicate":
-      return { ...base, statusCode: 200, responseExcerpt: '{"outcome":"duplicate","first_outcome":"applied"}', error: null, succeeded: true };
+      return {
+        ...base,
+        statusCode: 200,
+        responseExcerpt: '{"outcome":"duplicate","first_outcome":"applied"}',
+        error: null,
+        succeeded: true,
+      };
     case "timeout":
       return { ...base, statusCode: null, responseExcerpt: null, error: "no answer within 2000 ms", succeeded: false };
     case "killed":
-      return { ...base, statusCode: null, responseExcerpt: null, error: "could not connect (UND_ERR_SOCKET)", succeeded: false };
+      return {
+        ...base,
+        statusCode: null,
+        responseExcerpt: null,
+        error: "could not connect (UND_ERR_SOCKET)",
+        succeeded: false,
+      };
     case "503":
       return { ...base, statusCode: 503, responseExcerpt: "{}", error: "receiver answered 503", succeeded: false };
     case "lost":
-      return { ...base, statusCode: null, responseExcerpt: null, error: "response lost after the receiver answered 200 (injected)", succeeded: false };
+      return {
+        ...base,
+        statusCode: null,
+        responseExcerpt: null,
+        error: "response lost after the receiver answered 200 (injected)",
+        succeeded: false,
+      };
   }
 }
 
 /** Three events, each delivered and committed once; the app's keys equal the provider's. */
 function healthyRun(): Observations {
   return {
-    attempts: [attempt("e1", "ok"), attempt("e2", "503"), attempt("e2", "ok"), attempt("e3", "timeout"), attempt("e3", "duplicate")],
-    truth: [{ id: "t1", sequence: 3, keys: [{ id: "k1", status: "rotated" }, { id: "k2", status: "active" }] }],
+    attempts: [
+      attempt("e1", "ok"),
+      attempt("e2", "503"),
+      attempt("e2", "ok"),
+      attempt("e3", "timeout"),
+      attempt("e3", "duplicate"),
+    ],
+    truth: [
+      {
+        id: "t1",
+        sequence: 3,
+        keys: [
+          { id: "k1", status: "rotated" },
+          { id: "k2", status: "active" },
+        ],
+      },
+    ],
     ledger: ["e1", "e2", "e3"].map((eventId) => ({ eventId, tenantId: "t1", outcome: "applied" })),
     receipts: [
       ...["e1", "e2", "e3"].map((eventId) => ({ eventId, status: 200, outcome: "applied", count: 1 })),
@@ -48,7 +93,15 @@ const SENT = ["e1", "e2", "e3"];
 describe("the fault-injection checker", () => {
   it("passes a run where every event was committed once and the states match", () => {
     const figures = checkHistory(SENT, healthyRun());
-    expect(figures).toMatchObject({ sent: 3, acknowledged: 3, applied: 3, lost: 0, appliedTwice: 0, finalStateMismatches: 0, neverAcknowledged: 0 });
+    expect(figures).toMatchObject({
+      sent: 3,
+      acknowledged: 3,
+      applied: 3,
+      lost: 0,
+      appliedTwice: 0,
+      finalStateMismatches: 0,
+      neverAcknowledged: 0,
+    });
     expect(figures.committedButUnanswered).toEqual({ total: 1, afterTimeout: 1, afterConnectionError: 0, after503: 0 });
     expect(violations(figures)).toEqual([]);
   });
@@ -79,9 +132,9 @@ describe("the fault-injection checker", () => {
     const figures = checkHistory([...SENT, "e4"], run);
     expect(figures).toMatchObject({ acknowledged: 4, answeredWithoutCommit: 0 });
     expect(figures.committedButUnanswered).toMatchObject({ total: 2, afterConnectionError: 1 });
-    expect(violations(checkHistory([...SENT, "e4"], { ...run, ledger: run.ledger.filter((r) => r.eventId !== "e4") }))).toContain(
-      "1 events were answered 2xx without a commit",
-    );
+    expect(
+      violations(checkHistory([...SENT, "e4"], { ...run, ledger: run.ledger.filter((r) => r.eventId !== "e4") })),
+    ).toContain("1 events were answered 2xx without a commit");
   });
 
   it("counts two ledger rows, or two non-duplicate 200 receipts, as applied twice", () => {

@@ -7,7 +7,8 @@ import { TEST_SECRET, keyEvent, signedRequest } from "../support/webhooks";
 
 beforeEach(resetDatabase);
 
-const valid = () => keyEvent({ id: "evt_bad_1", type: "key.created", tenantId: "district-1", keyId: "key_1", sequence: 1 });
+const valid = () =>
+  keyEvent({ id: "evt_bad_1", type: "key.created", tenantId: "district-1", keyId: "key_1", sequence: 1 });
 
 async function answer(request: Request) {
   const response = await handleKeyWebhook(request);
@@ -23,12 +24,50 @@ async function expectNoStateChange() {
 describe("bad input gets its documented status, a stored receipt and changes nothing", () => {
   it.each([
     ["not JSON", () => signedRequest("{not json", { webhookId: "evt_raw" }), 400, "valid"],
-    ["missing id", () => { const e = valid(); delete e.id; return signedRequest(JSON.stringify(e), { webhookId: "evt_x" }); }, 400, "valid"],
-    ["missing sequence", () => { const e = valid(); delete e.sequence; return signedRequest(e); }, 400, "valid"],
-    ["webhook-id differs from id", () => signedRequest(JSON.stringify(valid()), { webhookId: "evt_other" }), 400, "valid"],
-    ["wrong secret", () => signedRequest(valid(), { secrets: ["whsec_" + Buffer.from("another-secret-entirely").toString("base64")] }), 401, "invalid"],
-    ["timestamp 301 s old", () => signedRequest(valid(), { timestamp: new Date(Date.now() - 301_000) }), 401, "expired"],
-    ["no signature headers", () => signedRequest(valid(), { headers: { "webhook-signature": null, "webhook-timestamp": null } }), 401, "missing"],
+    [
+      "missing id",
+      () => {
+        const e = valid();
+        delete e.id;
+        return signedRequest(JSON.stringify(e), { webhookId: "evt_x" });
+      },
+      400,
+      "valid",
+    ],
+    [
+      "missing sequence",
+      () => {
+        const e = valid();
+        delete e.sequence;
+        return signedRequest(e);
+      },
+      400,
+      "valid",
+    ],
+    [
+      "webhook-id differs from id",
+      () => signedRequest(JSON.stringify(valid()), { webhookId: "evt_other" }),
+      400,
+      "valid",
+    ],
+    [
+      "wrong secret",
+      () => signedRequest(valid(), { secrets: ["whsec_" + Buffer.from("another-secret-entirely").toString("base64")] }),
+      401,
+      "invalid",
+    ],
+    [
+      "timestamp 301 s old",
+      () => signedRequest(valid(), { timestamp: new Date(Date.now() - 301_000) }),
+      401,
+      "expired",
+    ],
+    [
+      "no signature headers",
+      () => signedRequest(valid(), { headers: { "webhook-signature": null, "webhook-timestamp": null } }),
+      401,
+      "missing",
+    ],
     ["GET", () => signedRequest(valid(), { method: "GET" }), 405, "not_checked"],
     ["an escaped NUL PostgreSQL cannot store", () => signedRequest({ ...valid(), key_id: "key_\u0000" }), 400, "valid"],
   ] as const)("%s", async (_name, build, status, verdict) => {
@@ -48,7 +87,9 @@ describe("bad input gets its documented status, a stored receipt and changes not
     const body = JSON.stringify(valid());
     const signed = signDelivery({ body, webhookId: "evt_bad_1", secrets: [TEST_SECRET] });
     const tampered = body.replace('"sequence":1', '"sequence":2');
-    const result = await answer(new Request("http://keyhook.test/api/webhooks/keys", { method: "POST", headers: signed.headers, body: tampered }));
+    const result = await answer(
+      new Request("http://keyhook.test/api/webhooks/keys", { method: "POST", headers: signed.headers, body: tampered }),
+    );
     expect(result.status).toBe(401);
     await expectNoStateChange();
   });
@@ -72,7 +113,12 @@ describe("bad input gets its documented status, a stored receipt and changes not
       },
     });
     const signed = signDelivery({ body: "irrelevant", webhookId: "evt_bad_1", secrets: [TEST_SECRET] });
-    const request = new Request("http://keyhook.test/api/webhooks/keys", { method: "POST", headers: signed.headers, body: stream, duplex: "half" } as RequestInit);
+    const request = new Request("http://keyhook.test/api/webhooks/keys", {
+      method: "POST",
+      headers: signed.headers,
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
     expect((await answer(request)).status).toBe(413);
     expect(sent).toBeLessThan(32);
   });

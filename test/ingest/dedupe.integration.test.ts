@@ -40,8 +40,12 @@ describe("at most once per event (invariant 1)", () => {
   });
 
   it("claims per tenant: the same event id under two tenants is two events", async () => {
-    const a = await deliver(keyEvent({ id: "evt_same", type: "key.created", tenantId: "district-a", keyId: "key_a", sequence: 1 }));
-    const b = await deliver(keyEvent({ id: "evt_same", type: "key.created", tenantId: "district-b", keyId: "key_b", sequence: 1 }));
+    const a = await deliver(
+      keyEvent({ id: "evt_same", type: "key.created", tenantId: "district-a", keyId: "key_a", sequence: 1 }),
+    );
+    const b = await deliver(
+      keyEvent({ id: "evt_same", type: "key.created", tenantId: "district-b", keyId: "key_b", sequence: 1 }),
+    );
 
     expect([a.body.outcome, b.body.outcome]).toEqual(["applied", "applied"]);
     expect(await keyStatuses("district-a")).toEqual({ key_a: "active" });
@@ -49,7 +53,9 @@ describe("at most once per event (invariant 1)", () => {
   });
 
   it("runs the claim transaction at READ COMMITTED", async () => {
-    const level = await prisma.$transaction((tx) => tx.$queryRaw<{ transaction_isolation: string }[]>`SHOW transaction_isolation`);
+    const level = await prisma.$transaction(
+      (tx) => tx.$queryRaw<{ transaction_isolation: string }[]>`SHOW transaction_isolation`,
+    );
     expect(level[0]?.transaction_isolation).toBe("read committed");
   });
 });

@@ -22,7 +22,11 @@ afterEach(async () => {
 async function post(port: number, event: Record<string, unknown>) {
   const body = JSON.stringify(event);
   const signed = signDelivery({ body, webhookId: String(event.id), secrets: [TEST_SECRET] });
-  const response = await fetch(`http://127.0.0.1:${port}/api/webhooks/keys`, { method: "POST", headers: signed.headers, body });
+  const response = await fetch(`http://127.0.0.1:${port}/api/webhooks/keys`, {
+    method: "POST",
+    headers: signed.headers,
+    body,
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -30,7 +34,13 @@ describe("faults", () => {
   it("a process SIGKILLed between the claim and the commit leaves nothing claimed or changed; the redelivery applies once", async () => {
     const tenant = "district-kill";
     await deliver(keyEvent({ type: "key.created", tenantId: tenant, keyId: "key_a", sequence: 1 }));
-    const rotation = keyEvent({ type: "key.rotated", tenantId: tenant, keyId: "key_b", previousKeyId: "key_a", sequence: 2 });
+    const rotation = keyEvent({
+      type: "key.rotated",
+      tenantId: tenant,
+      keyId: "key_b",
+      previousKeyId: "key_a",
+      sequence: 2,
+    });
 
     // Hold the tenant's row lock so the server's transaction claims the event, then blocks.
     const blocker = new pg.Client({ connectionString: databaseUrl() });
@@ -66,7 +76,9 @@ describe("faults", () => {
       await blocker.query("ROLLBACK");
 
       await waitUntil(async () => {
-        const { rows } = await observer.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state <> 'idle'", [waitingPid]);
+        const { rows } = await observer.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state <> 'idle'", [
+          waitingPid,
+        ]);
         return rows.length === 0;
       });
     } finally {
@@ -97,12 +109,21 @@ describe("faults", () => {
     expect((await post(server.port, first)).body.outcome).toBe("applied");
 
     await proxy.down();
-    const second = keyEvent({ type: "key.rotated", tenantId: "district-down", keyId: "key_2", previousKeyId: "key_1", sequence: 2 });
+    const second = keyEvent({
+      type: "key.rotated",
+      tenantId: "district-down",
+      keyId: "key_2",
+      previousKeyId: "key_1",
+      sequence: 2,
+    });
     const failed = await post(server.port, second);
     expect(failed.status).toBe(503);
     expect(failed.body.error).toMatch(/retry/);
     await waitUntil(() => server.output.join("\n").includes("answered 503 so the sender retries"));
-    const line = server.output.join("\n").split("\n").find((l) => l.includes("answered 503"))!;
+    const line = server.output
+      .join("\n")
+      .split("\n")
+      .find((l) => l.includes("answered 503"))!;
     expect(JSON.parse(line)).toMatchObject({ level: "error", event_id: second.id, tenant_id: "district-down" });
 
     await proxy.up();

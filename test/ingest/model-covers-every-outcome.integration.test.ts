@@ -18,7 +18,15 @@ const deliveryArbitrary: fc.Arbitrary<ModelDelivery> = fc
   .record({
     tenantId: fc.constantFrom(...TENANTS),
     eventId: fc.integer({ min: 1, max: 10 }).map((n) => `evt_m${n}`),
-    type: fc.constantFrom("key.created", "key.created", "key.rotated", "key.rotated", "key.revoked", "key.revoked", "key.suspended"),
+    type: fc.constantFrom(
+      "key.created",
+      "key.created",
+      "key.rotated",
+      "key.rotated",
+      "key.revoked",
+      "key.revoked",
+      "key.suspended",
+    ),
     keyId: fc.constantFrom(...KEYS),
     previousKeyId: fc.constantFrom(...KEYS),
     sequence: fc.integer({ min: 1, max: 8 }),
@@ -82,7 +90,10 @@ describe("the reference model covers every outcome (property)", () => {
           const answer = await deliver(body(delivery));
           expect(answer.status).toBe(200);
           const expected = predicted.answers[index]!;
-          expect({ outcome: answer.body.outcome, firstOutcome: answer.body.first_outcome ?? null }, `delivery ${index}`).toEqual({
+          expect(
+            { outcome: answer.body.outcome, firstOutcome: answer.body.first_outcome ?? null },
+            `delivery ${index}`,
+          ).toEqual({
             outcome: expected.outcome,
             firstOutcome: expected.firstOutcome,
           });
@@ -90,7 +101,8 @@ describe("the reference model covers every outcome (property)", () => {
         }
         const rows = await prisma.apiKey.findMany({ select: { id: true, tenantId: true, status: true, prefix: true } });
         expect(Object.fromEntries(rows.map(({ id, ...key }) => [id, key]))).toEqual(predicted.database.keys);
-        for (const tenant of TENANTS) expect(await highWaterMark(tenant)).toBe(predicted.database.highWaterMarks[tenant] ?? 0);
+        for (const tenant of TENANTS)
+          expect(await highWaterMark(tenant)).toBe(predicted.database.highWaterMarks[tenant] ?? 0);
       }),
       { numRuns: 80 },
     );

@@ -26,7 +26,9 @@ async function deliverAll(tenantId: string, events: Sent[]): Promise<string[]> {
 
 function permutations<T>(items: T[]): T[][] {
   if (items.length <= 1) return [items];
-  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+  return items.flatMap((item, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+  );
 }
 
 describe("order (invariant 4)", () => {
@@ -165,7 +167,10 @@ describe("every permutation and duplication of a valid history converges (proper
           const answer = await deliver(toBody(tenant, event));
           expect(answer.status).toBe(200);
           const expected = predicted.answers[index]!;
-          expect({ outcome: answer.body.outcome, firstOutcome: answer.body.first_outcome ?? null }, `delivery ${index}`).toEqual({
+          expect(
+            { outcome: answer.body.outcome, firstOutcome: answer.body.first_outcome ?? null },
+            `delivery ${index}`,
+          ).toEqual({
             outcome: expected.outcome,
             firstOutcome: expected.firstOutcome,
           });
@@ -178,7 +183,9 @@ describe("every permutation and duplication of a valid history converges (proper
         const expected = replayInOrder(events);
         expect(await keyStatuses(tenant)).toEqual(Object.fromEntries(Object.entries(expected.keys).sort()));
         // The arrival-order model converges to the in-order one too.
-        expect(Object.fromEntries(Object.entries(predicted.database.keys).map(([id, key]) => [id, key.status]))).toEqual(expected.keys);
+        expect(
+          Object.fromEntries(Object.entries(predicted.database.keys).map(([id, key]) => [id, key.status])),
+        ).toEqual(expected.keys);
         expect(await highWaterMark(tenant)).toBe(expected.highWaterMark);
         // Every event was delivered at least once: no sequence is missing any more.
         expect(await prisma.sequenceGap.findMany({ where: { tenantId: tenant, closedAt: null } })).toEqual([]);

@@ -37,8 +37,20 @@ async function answer(body: string, webhookId: string) {
 describe("poison bodies: 400 with a receipt, never 503, and the app still answers", () => {
   it.each([
     ["20,000 nested arrays", "evt_p_deep", nested(20_000), "54001", /nests deeper than 64 levels at extra/],
-    ["a number too large for numeric (1e400000)", "evt_p_big", "1e400000", "22003", /number out of the range PostgreSQL can store/],
-    ["a number too small for numeric (1e-400000)", "evt_p_small", "1e-400000", "22003", /number out of the range PostgreSQL can store/],
+    [
+      "a number too large for numeric (1e400000)",
+      "evt_p_big",
+      "1e400000",
+      "22003",
+      /number out of the range PostgreSQL can store/,
+    ],
+    [
+      "a number too small for numeric (1e-400000)",
+      "evt_p_small",
+      "1e-400000",
+      "22003",
+      /number out of the range PostgreSQL can store/,
+    ],
     ["a lone surrogate escape", "evt_p_surrogate", '"\\ud800"', "22P02", /lone UTF-16 surrogate at extra/],
     ["a lone low surrogate in a key", "evt_p_key", '{"\\udc00x": 1}', "22P02", /lone UTF-16 surrogate at extra/],
     ["an escaped NUL in a nested key", "evt_p_nulkey", '{"a\\u0000": 1}', "22P05", /NUL character/],
@@ -60,7 +72,15 @@ describe("poison bodies: 400 with a receipt, never 503, and the app still answer
     expect(await prisma.processedEvent.count()).toBe(0);
 
     // The app still answers normally.
-    const next = await deliver(keyEvent({ id: `${id}_next`, type: "key.created", tenantId: "district-poison", keyId: `key_${id}_next`, sequence: 1 }));
+    const next = await deliver(
+      keyEvent({
+        id: `${id}_next`,
+        type: "key.created",
+        tenantId: "district-poison",
+        keyId: `key_${id}_next`,
+        sequence: 1,
+      }),
+    );
     expect(next).toEqual({ status: 200, body: { outcome: "applied" } });
   });
 
@@ -82,7 +102,9 @@ describe("poison bodies: 400 with a receipt, never 503, and the app still answer
   it('no false 400: a literal backslash followed by "u0000" (JSON "C:\\\\u0000dir") is applied and kept as written', async () => {
     const keyId = "C:\\u0000dir"; // backslash, u, 0, 0, 0, 0: no NUL anywhere
     expect(keyId).toHaveLength(11);
-    const result = await deliver(keyEvent({ id: "evt_backslash", type: "key.created", tenantId: "district-poison", keyId, sequence: 1 }));
+    const result = await deliver(
+      keyEvent({ id: "evt_backslash", type: "key.created", tenantId: "district-poison", keyId, sequence: 1 }),
+    );
     expect(result).toEqual({ status: 200, body: { outcome: "applied" } });
     expect((await prisma.apiKey.findFirstOrThrow()).id).toBe(keyId);
     const ledger = await prisma.processedEvent.findFirstOrThrow();
@@ -90,7 +112,11 @@ describe("poison bodies: 400 with a receipt, never 503, and the app still answer
   });
 
   it("numbers inside PostgreSQL's range are accepted, whatever JavaScript makes of them", async () => {
-    for (const [id, literal] of [["evt_n_max", "9e131071"], ["evt_n_min", "1e-16383"], ["evt_n_frac", "0." + "0".repeat(16_382) + "1"]] as const) {
+    for (const [id, literal] of [
+      ["evt_n_max", "9e131071"],
+      ["evt_n_min", "1e-16383"],
+      ["evt_n_frac", "0." + "0".repeat(16_382) + "1"],
+    ] as const) {
       expect((await answer(withExtra(id, literal), id)).body).toEqual({ outcome: "applied" });
     }
   });
@@ -100,12 +126,42 @@ describe("unstorableNumberOffset agrees with PostgreSQL's numeric", () => {
   it("on both sides of every limit", async () => {
     const zeros = (n: number) => "0".repeat(n);
     const literals = [
-      "0", "-0", "1", "-12.5", "1e5", "1E+5", "1.5e-3", "0e400000", "0.000e400000", "0e-400000", "0.0e-99999",
-      "1e131071", "9e131071", "1e131072", "-1e131072", "100e131069", "100e131070", "0.001e131074", "0.001e131075",
-      "1" + zeros(131_071), "1" + zeros(131_072),
-      "1e-16383", "1e-16384", "10e-16384", "1.0e-16383", "1.000e-16381", "1.5e-16382", "1.5e-16383",
-      "0." + zeros(16_382) + "1", "0." + zeros(16_383) + "1", "0." + zeros(16_383) + "1e1", "0." + zeros(16_384),
-      "1e400000", "1e-400000", "1e99999999999999999999", "1e-99999999999999999999",
+      "0",
+      "-0",
+      "1",
+      "-12.5",
+      "1e5",
+      "1E+5",
+      "1.5e-3",
+      "0e400000",
+      "0.000e400000",
+      "0e-400000",
+      "0.0e-99999",
+      "1e131071",
+      "9e131071",
+      "1e131072",
+      "-1e131072",
+      "100e131069",
+      "100e131070",
+      "0.001e131074",
+      "0.001e131075",
+      "1" + zeros(131_071),
+      "1" + zeros(131_072),
+      "1e-16383",
+      "1e-16384",
+      "10e-16384",
+      "1.0e-16383",
+      "1.000e-16381",
+      "1.5e-16382",
+      "1.5e-16383",
+      "0." + zeros(16_382) + "1",
+      "0." + zeros(16_383) + "1",
+      "0." + zeros(16_383) + "1e1",
+      "0." + zeros(16_384),
+      "1e400000",
+      "1e-400000",
+      "1e99999999999999999999",
+      "1e-99999999999999999999",
     ];
     for (const literal of literals) {
       const ours = unstorableNumberOffset(`[${literal}]`) === -1 ? "accepted" : "refused";

@@ -25,10 +25,15 @@ beforeEach(async () => {
 async function rowsContaining(needle: string): Promise<Record<string, number>> {
   const tables = await prisma.$queryRaw<{ name: string }[]>`
     SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`;
-  expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(["processed_events", "receipts", "audit_log", "api_keys", "outbox"]));
+  expect(tables.map((t) => t.name)).toEqual(
+    expect.arrayContaining(["processed_events", "receipts", "audit_log", "api_keys", "outbox"]),
+  );
   const found: Record<string, number> = {};
   for (const { name } of tables) {
-    const [row] = await prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM "${name}" t WHERE t::text LIKE '%' || $1 || '%'`, needle);
+    const [row] = await prisma.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM "${name}" t WHERE t::text LIKE '%' || $1 || '%'`,
+      needle,
+    );
     if (row!.n > 0) found[name] = row!.n;
   }
   return found;
@@ -47,7 +52,14 @@ async function ledgerId(eventId: string): Promise<string> {
 describe("payload redaction", () => {
   it("replaces everything outside the contract before it is stored, keeping field names and sizes", async () => {
     const event: Record<string, unknown> = {
-      ...keyEvent({ id: "evt_secret_1", type: "key.created", tenantId: OWN, keyId: "key_secret_1", sequence: 10, prefix: "ik_live_abcd" }),
+      ...keyEvent({
+        id: "evt_secret_1",
+        type: "key.created",
+        tenantId: OWN,
+        keyId: "key_secret_1",
+        sequence: 10,
+        prefix: "ik_live_abcd",
+      }),
       api_token: { value: SECRET, nested: [1, 2, 3] },
     };
     (event.data as Record<string, unknown>).secret = SECRET;
@@ -68,23 +80,48 @@ describe("payload redaction", () => {
   });
 
   it("the secret appears in no stored row, no ledger page and no CSV: applied, quarantined, unknown type, rejected, replayed", async () => {
-    const withSecret = (event: Record<string, unknown>): Record<string, unknown> => ({ ...event, data: { ...(event.data as object), secret: SECRET } });
-    const applied = withSecret(keyEvent({ id: "evt_s_applied", type: "key.created", tenantId: OWN, keyId: "key_s_applied", sequence: 20 }));
+    const withSecret = (event: Record<string, unknown>): Record<string, unknown> => ({
+      ...event,
+      data: { ...(event.data as object), secret: SECRET },
+    });
+    const applied = withSecret(
+      keyEvent({ id: "evt_s_applied", type: "key.created", tenantId: OWN, keyId: "key_s_applied", sequence: 20 }),
+    );
     // Names the other district's key: quarantined, and shown on the quarantine list.
-    const quarantined = withSecret(keyEvent({ id: "evt_s_quarantined", type: "key.created", tenantId: OWN, keyId: "key_district-other_2", sequence: 21 }));
+    const quarantined = withSecret(
+      keyEvent({
+        id: "evt_s_quarantined",
+        type: "key.created",
+        tenantId: OWN,
+        keyId: "key_district-other_2",
+        sequence: 21,
+      }),
+    );
     // An unknown type: its contract-named fields are checked by shape too.
-    const unknown = { id: "evt_s_unknown", type: "key.renamed", tenant_id: OWN, key_id: { material: SECRET }, sequence: SECRET, data: [SECRET], note: SECRET };
+    const unknown = {
+      id: "evt_s_unknown",
+      type: "key.renamed",
+      tenant_id: OWN,
+      key_id: { material: SECRET },
+      sequence: SECRET,
+      data: [SECRET],
+      note: SECRET,
+    };
     expect((await deliver(applied)).body.outcome).toBe("applied");
     expect((await deliver(quarantined)).body.outcome).toBe("quarantined");
     expect((await deliver(unknown)).body.outcome).toBe("ignored");
     // Rejected bodies keep no body at all: size, our error text and the ids.
-    const noSequence = withSecret(keyEvent({ id: "evt_s_rejected", type: "key.created", tenantId: OWN, keyId: "key_s_r", sequence: 1 }));
+    const noSequence = withSecret(
+      keyEvent({ id: "evt_s_rejected", type: "key.created", tenantId: OWN, keyId: "key_s_r", sequence: 1 }),
+    );
     delete noSequence.sequence;
     expect((await deliver(noSequence)).status).toBe(400);
     expect((await deliver({ ...applied, id: "evt_s_mismatch" }, { webhookId: "evt_s_other" })).status).toBe(400);
     expect((await deliver({ ...applied, [SECRET]: 1, extra: "\ud800" })).status).toBe(400);
     // A local replay re-reads the stored (redacted) payload: still a duplicate, still nothing.
-    expect(await replayStoredEvent({ actor: actors.support, tenantId: OWN, eventId: "evt_s_applied" })).toMatchObject({ outcome: "duplicate" });
+    expect(await replayStoredEvent({ actor: actors.support, tenantId: OWN, eventId: "evt_s_applied" })).toMatchObject({
+      outcome: "duplicate",
+    });
 
     expect(await prisma.receipt.count({ where: { status: 400 } })).toBe(3);
     expect(await rowsContaining("sk_live_")).toEqual({});
@@ -93,10 +130,18 @@ describe("payload redaction", () => {
       const view = await getLedgerEvent({ actor: actors.districtAdmin, id: await ledgerId(eventId) });
       expect(view.payloadText).toContain('"redacted": true');
       expect(view.payloadText).not.toContain("sk_live_");
-      expect(JSON.stringify(view, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v))).not.toContain("sk_live_");
+      expect(JSON.stringify(view, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v))).not.toContain(
+        "sk_live_",
+      );
     }
     const unknownView = await getLedgerEvent({ actor: actors.support, id: await ledgerId("evt_s_unknown") });
-    expect(JSON.parse(unknownView.payloadText!)).toMatchObject({ id: "evt_s_unknown", type: "key.renamed", key_id: { redacted: true, bytes: Buffer.byteLength(JSON.stringify({ material: SECRET })) }, sequence: { redacted: true, bytes: secretBytes }, data: { redacted: true, bytes: secretBytes + 2 } });
+    expect(JSON.parse(unknownView.payloadText!)).toMatchObject({
+      id: "evt_s_unknown",
+      type: "key.renamed",
+      key_id: { redacted: true, bytes: Buffer.byteLength(JSON.stringify({ material: SECRET })) },
+      sequence: { redacted: true, bytes: secretBytes },
+      data: { redacted: true, bytes: secretBytes + 2 },
+    });
 
     const ledgerCsv = await collect(ledgerCsvLines({ actor: actors.platformAdmin, filters: {} }));
     const auditCsv = await collect(auditCsvLines({ actor: actors.platformAdmin, filters: {} }));
@@ -106,13 +151,25 @@ describe("payload redaction", () => {
   });
 
   it("a row stored before redaction existed is redacted on the ledger page", async () => {
-    const legacy = { id: "evt_legacy", type: "key.revoked", tenant_id: OWN, key_id: "key_legacy", sequence: 5, data: { secret: SECRET }, token: SECRET };
+    const legacy = {
+      id: "evt_legacy",
+      type: "key.revoked",
+      tenant_id: OWN,
+      key_id: "key_legacy",
+      sequence: 5,
+      data: { secret: SECRET },
+      token: SECRET,
+    };
     await prisma.$executeRaw`
       INSERT INTO processed_events (tenant_id, event_id, type, key_id, sequence, outcome, payload)
       VALUES (${OWN}, 'evt_legacy', 'key.revoked', 'key_legacy', 5, 'applied', ${JSON.stringify(legacy)}::jsonb)`;
     const view = await getLedgerEvent({ actor: actors.districtAdmin, id: await ledgerId("evt_legacy") });
     expect(JSON.parse(view.payloadText!)).toEqual({
-      id: "evt_legacy", type: "key.revoked", tenant_id: OWN, key_id: "key_legacy", sequence: 5,
+      id: "evt_legacy",
+      type: "key.revoked",
+      tenant_id: OWN,
+      key_id: "key_legacy",
+      sequence: 5,
       data: { secret: { redacted: true, bytes: secretBytes } },
       token: { redacted: true, bytes: secretBytes },
     });

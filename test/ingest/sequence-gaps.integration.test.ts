@@ -17,7 +17,8 @@ async function openGaps(tenantId = T) {
   return rows.map((g) => [Number(g.fromSeq), Number(g.toSeq)]);
 }
 
-const created = (sequence: number, id?: string) => keyEvent({ type: "key.created", tenantId: T, keyId: `key_${sequence}`, sequence, id });
+const created = (sequence: number, id?: string) =>
+  keyEvent({ type: "key.created", tenantId: T, keyId: `key_${sequence}`, sequence, id });
 
 describe("sequence gaps", () => {
   it("1, 2, 4 → gap {3}; 3 arrives → closed", async () => {
@@ -36,7 +37,10 @@ describe("sequence gaps", () => {
     for (const s of [5, 10]) await deliver(created(s));
     expect(await openGaps()).toEqual([[6, 9]]);
     await deliver(created(8));
-    expect(await openGaps()).toEqual([[6, 7], [9, 9]]);
+    expect(await openGaps()).toEqual([
+      [6, 7],
+      [9, 9],
+    ]);
     await deliver(created(6));
     await deliver(created(9));
     expect(await openGaps()).toEqual([[7, 7]]);
@@ -44,7 +48,10 @@ describe("sequence gaps", () => {
 
   it("a quarantined or unknown-type delivery of the missing sequence closes it too", async () => {
     for (const s of [1, 3, 5]) await deliver(created(s));
-    expect(await openGaps()).toEqual([[2, 2], [4, 4]]);
+    expect(await openGaps()).toEqual([
+      [2, 2],
+      [4, 4],
+    ]);
     // key_x belongs to another district: naming it under this one is quarantined, yet 4 arrived.
     await deliver(keyEvent({ type: "key.created", tenantId: "district-other", keyId: "key_x", sequence: 1 }));
     const misrouted = await deliver(keyEvent({ type: "key.created", tenantId: T, keyId: "key_x", sequence: 4 }));
@@ -76,13 +83,19 @@ describe("sequence gaps", () => {
     const horizonMs = 28 * 3_600_000;
 
     // Just inside the horizon: nothing yet.
-    expect((await raiseGapAlerts({ now: new Date(gap.firstNoticedAt.getTime() + horizonMs), retryHorizonHours: 28 })).raised).toBe(0);
+    expect(
+      (await raiseGapAlerts({ now: new Date(gap.firstNoticedAt.getTime() + horizonMs), retryHorizonHours: 28 })).raised,
+    ).toBe(0);
     expect(await prisma.alert.count()).toBe(0);
 
     const later = new Date(gap.firstNoticedAt.getTime() + horizonMs + 1_000);
     expect((await raiseGapAlerts({ now: later, retryHorizonHours: 28 })).raised).toBe(1);
     const alert = await prisma.alert.findFirstOrThrow();
-    expect({ kind: alert.kind, state: alert.state, tenantId: alert.tenantId }).toEqual({ kind: GAP_ALERT_KIND, state: "open", tenantId: T });
+    expect({ kind: alert.kind, state: alert.state, tenantId: alert.tenantId }).toEqual({
+      kind: GAP_ALERT_KIND,
+      state: "open",
+      tenantId: T,
+    });
     expect(alert.subject).toBe(`sequence_gaps/${gap.id}`);
     expect(alert.details).toMatchObject({ from_sequence: 3, to_sequence: 3 });
     // Raising again refreshes the same row.
@@ -90,7 +103,9 @@ describe("sequence gaps", () => {
     expect(await prisma.alert.count()).toBe(1);
 
     await deliver(created(3));
-    expect((await raiseGapAlerts({ now: new Date(later.getTime() + 120_000), retryHorizonHours: 28 })).resolved).toBe(1);
+    expect((await raiseGapAlerts({ now: new Date(later.getTime() + 120_000), retryHorizonHours: 28 })).resolved).toBe(
+      1,
+    );
     expect((await prisma.alert.findFirstOrThrow()).state).toBe("resolved");
   });
 

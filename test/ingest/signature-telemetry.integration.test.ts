@@ -45,7 +45,11 @@ describe("which secret verified a delivery", () => {
     expect(secretFingerprint(OLD)).toMatch(/^[0-9a-f]{8}$/);
     expect(OLD.includes(secretFingerprint(OLD))).toBe(false);
 
-    const telemetry = await getSignatureTelemetry({ secrets: [OLD, NEW], toleranceSeconds: 300, retryHorizonHours: HORIZON_HOURS });
+    const telemetry = await getSignatureTelemetry({
+      secrets: [OLD, NEW],
+      toleranceSeconds: 300,
+      retryHorizonHours: HORIZON_HOURS,
+    });
     expect(telemetry.secrets.map((s) => [s.fingerprint, s.verified24h, s.verified7d])).toEqual([
       [secretFingerprint(OLD), 1, 1],
       [secretFingerprint(NEW), 1, 1],
@@ -59,7 +63,13 @@ describe("which secret verified a delivery", () => {
     const second = event();
     await deliver(second, { secrets: [NEW] });
 
-    const at = (ms: number) => getSignatureTelemetry({ secrets: [OLD, NEW], toleranceSeconds: 300, retryHorizonHours: HORIZON_HOURS, now: new Date(lastOld.getTime() + ms) });
+    const at = (ms: number) =>
+      getSignatureTelemetry({
+        secrets: [OLD, NEW],
+        toleranceSeconds: 300,
+        retryHorizonHours: HORIZON_HOURS,
+        now: new Date(lastOld.getTime() + ms),
+      });
     const horizonMs = HORIZON_HOURS * 3_600_000;
     const oldAt = async (ms: number) => (await at(ms)).secrets[0]!;
     const newAt = async (ms: number) => (await at(ms)).secrets[1]!;
@@ -77,7 +87,12 @@ describe("which secret verified a delivery", () => {
 
   it("a secret that never verified anything is not retirable (it may be the new one, not switched to yet)", async () => {
     await deliver(event(), { secrets: [OLD] });
-    const telemetry = await getSignatureTelemetry({ secrets: [OLD, NEW], toleranceSeconds: 300, retryHorizonHours: HORIZON_HOURS, now: new Date(Date.now() + 30 * 86_400_000) });
+    const telemetry = await getSignatureTelemetry({
+      secrets: [OLD, NEW],
+      toleranceSeconds: 300,
+      retryHorizonHours: HORIZON_HOURS,
+      now: new Date(Date.now() + 30 * 86_400_000),
+    });
     expect(telemetry.secrets.map((s) => s.safeToRetire)).toEqual([false, false]);
     expect(telemetry.secrets[1]!.lastVerifiedAt).toBeNull();
   });
@@ -100,7 +115,11 @@ describe("clock skew", () => {
     const rejected = await prisma.receipt.findFirstOrThrow({ where: { status: 401 } });
     expect(rejected.clockSkewMs).toBeGreaterThan(3_590_000);
 
-    const telemetry = await getSignatureTelemetry({ secrets: [OLD, NEW], toleranceSeconds: 300, retryHorizonHours: HORIZON_HOURS });
+    const telemetry = await getSignatureTelemetry({
+      secrets: [OLD, NEW],
+      toleranceSeconds: 300,
+      retryHorizonHours: HORIZON_HOURS,
+    });
     expect(telemetry.skew.expired24h).toBe(1);
     expect(telemetry.skew.samples24h).toBe(3);
     expect(telemetry.skewWarning).toBe(true); // p99 of |skew| is the hour-old one
@@ -112,8 +131,14 @@ describe("timestamp tolerance (WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS)", () => {
   const body = '{"id":"evt_tol"}';
   const receivedAt = new Date("2026-12-01T12:00:00.000Z");
   const check = (offsetSeconds: number, toleranceSeconds: number) => {
-    const signed = signDelivery({ body, webhookId: "evt_tol", secrets: [NEW], timestamp: new Date(receivedAt.getTime() + offsetSeconds * 1000) });
-    return verifySignature(body, signed.headers as never, { secrets: [OLD, NEW], toleranceSeconds, receivedAt }).verdict;
+    const signed = signDelivery({
+      body,
+      webhookId: "evt_tol",
+      secrets: [NEW],
+      timestamp: new Date(receivedAt.getTime() + offsetSeconds * 1000),
+    });
+    return verifySignature(body, signed.headers as never, { secrets: [OLD, NEW], toleranceSeconds, receivedAt })
+      .verdict;
   };
 
   it.each([300, 60, 1800])("tolerance %i s: accepted at ±tolerance, refused at ±(tolerance + 1 s)", (tolerance) => {
@@ -125,8 +150,12 @@ describe("timestamp tolerance (WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS)", () => {
 
   it("the default is 300 s and the setting is bounded", () => {
     expect(parseEnv({}).WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS).toBe(300);
-    expect(() => parseEnv({ WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS: "10" })).toThrow("invalid setting WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS: must be at least 30");
-    expect(() => parseEnv({ WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS: "7200" })).toThrow("invalid setting WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS: must be at most 3600");
+    expect(() => parseEnv({ WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS: "10" })).toThrow(
+      "invalid setting WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS: must be at least 30",
+    );
+    expect(() => parseEnv({ WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS: "7200" })).toThrow(
+      "invalid setting WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS: must be at most 3600",
+    );
   });
 
   it("the ingest honours the setting (60 s: 55 s old accepted, 65 s old refused with the tolerance named)", async () => {
@@ -143,9 +172,15 @@ describe("timestamp tolerance (WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS)", () => {
     const verify = (h: Record<string, string | null>, secrets = [OLD]) =>
       verifySignature(body, h as never, { secrets, toleranceSeconds: 300, receivedAt });
     expect(verify(headers).verdict).toBe("invalid");
-    expect(verify(headers, [OLD, NEW])).toEqual({ verdict: "valid", secretFingerprint: secretFingerprint(NEW), clockSkewMs: 0 });
+    expect(verify(headers, [OLD, NEW])).toEqual({
+      verdict: "valid",
+      secretFingerprint: secretFingerprint(NEW),
+      clockSkewMs: 0,
+    });
     expect(verify({ ...headers, "webhook-signature": null }).verdict).toBe("missing");
     expect(verify({ ...headers, "webhook-timestamp": "soon" }, [NEW]).verdict).toBe("invalid");
-    expect(verifySignature(body + " ", headers as never, { secrets: [NEW], toleranceSeconds: 300, receivedAt }).verdict).toBe("invalid");
+    expect(
+      verifySignature(body + " ", headers as never, { secrets: [NEW], toleranceSeconds: 300, receivedAt }).verdict,
+    ).toBe("invalid");
   });
 });

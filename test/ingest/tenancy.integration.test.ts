@@ -32,8 +32,12 @@ describe("a key named with the wrong tenant (invariant 3)", () => {
   });
 
   it("facts that contradict what we hold (a different prefix for the same key) are quarantined", async () => {
-    await deliver(keyEvent({ type: "key.created", tenantId: "district-a", keyId: "key_a", sequence: 1, prefix: "ik_live_aaaa" }));
-    const answer = await deliver(keyEvent({ type: "key.created", tenantId: "district-a", keyId: "key_a", sequence: 2, prefix: "ik_live_bbbb" }));
+    await deliver(
+      keyEvent({ type: "key.created", tenantId: "district-a", keyId: "key_a", sequence: 1, prefix: "ik_live_aaaa" }),
+    );
+    const answer = await deliver(
+      keyEvent({ type: "key.created", tenantId: "district-a", keyId: "key_a", sequence: 2, prefix: "ik_live_bbbb" }),
+    );
     expect(answer.body.outcome).toBe("quarantined");
     expect((await prisma.apiKey.findUniqueOrThrow({ where: { id: "key_a" } })).prefix).toBe("ik_live_aaaa");
   });

@@ -21,8 +21,25 @@ beforeEach(async () => {
 const changes: [string, () => Promise<unknown>][] = [
   ["revoke", () => revokeKey({ actor: actors.districtAdmin, keyId: `key_${OWN}_2` })],
   ["rotate", () => rotateKey({ actor: actors.platformAdmin, keyId: `key_${OWN}_2` })],
-  ["issue", () => issueKey({ actor: actors.platformAdmin, tenantId: OWN, scopes: ["rosters:read"], requestToken: "lock-test-token" })],
-  ["quarantine resolve", async () => resolveQuarantinedEvent({ actor: actors.support, id: await ledgerIdOf(OWN, `evt_${OWN}_q`), resolution: "dismissed" })],
+  [
+    "issue",
+    () =>
+      issueKey({
+        actor: actors.platformAdmin,
+        tenantId: OWN,
+        scopes: ["rosters:read"],
+        requestToken: "lock-test-token",
+      }),
+  ],
+  [
+    "quarantine resolve",
+    async () =>
+      resolveQuarantinedEvent({
+        actor: actors.support,
+        id: await ledgerIdOf(OWN, `evt_${OWN}_q`),
+        resolution: "dismissed",
+      }),
+  ],
 ];
 
 async function backendsWaitingOnALock(observer: pg.Client, except: number): Promise<number> {
@@ -42,7 +59,10 @@ describe("every change of a district's keys takes the tenant row lock first", ()
     try {
       await ingest.query("BEGIN");
       // Step 2 of keyhook_apply_event, word for word: the lock an ingest holds until it commits.
-      await ingest.query("INSERT INTO tenants AS t (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET updated_at = now()", [OWN]);
+      await ingest.query(
+        "INSERT INTO tenants AS t (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET updated_at = now()",
+        [OWN],
+      );
       const ingestPid = (await ingest.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
 
       let settled = false;
@@ -69,7 +89,10 @@ describe("every change of a district's keys takes the tenant row lock first", ()
     await Promise.all([ingest.connect(), observer.connect()]);
     try {
       await ingest.query("BEGIN");
-      await ingest.query("INSERT INTO tenants AS t (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET updated_at = now()", [OWN]);
+      await ingest.query(
+        "INSERT INTO tenants AS t (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET updated_at = now()",
+        [OWN],
+      );
       const ingestPid = (await ingest.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
       // The ingest revokes the key (the provider's key.revoked) before it commits.
       await ingest.query("UPDATE api_keys SET status = 'revoked', revoked_at = now() WHERE id = $1", [keyId]);

@@ -45,8 +45,13 @@ async function revokedLocally(tenantId: string): Promise<{ keyId: string; idempo
   const idempotencyKey = `revoke:${keyId}`;
   const outboxId = await prisma.$transaction(async (tx) => {
     await tx.tenant.create({ data: { id: tenantId } });
-    await tx.apiKey.create({ data: { id: keyId, tenantId, status: "revoked", revokedAt: new Date(), revokeRequestedAt: new Date() } });
-    const staged = await enqueueOutbox({ kind: "key.revoke", tenantId, idempotencyKey, payload: { tenantId, keyId } }, tx);
+    await tx.apiKey.create({
+      data: { id: keyId, tenantId, status: "revoked", revokedAt: new Date(), revokeRequestedAt: new Date() },
+    });
+    const staged = await enqueueOutbox(
+      { kind: "key.revoke", tenantId, idempotencyKey, payload: { tenantId, keyId } },
+      tx,
+    );
     return staged.id;
   });
   return { keyId, idempotencyKey, outboxId };
@@ -57,7 +62,8 @@ async function providerKeyStatus(tenantId: string, keyId: string): Promise<strin
   return truth.tenants[0]?.keys.find((k) => k.id === keyId)?.status;
 }
 
-const apiCalls = async (idempotencyKey: string) => (await sim.control<ApiCalls>("GET", `/_sim/api-calls?idempotency_key=${encodeURIComponent(idempotencyKey)}`)).calls;
+const apiCalls = async (idempotencyKey: string) =>
+  (await sim.control<ApiCalls>("GET", `/_sim/api-calls?idempotency_key=${encodeURIComponent(idempotencyKey)}`)).calls;
 const attemptsOf = (outboxId: bigint) => prisma.outboxAttempt.findMany({ where: { outboxId }, orderBy: { id: "asc" } });
 
 describe("outbox worker", () => {
@@ -90,12 +96,21 @@ describe("outbox worker", () => {
 
   it("a refusal retrying cannot fix fails the row at once; a server error is retried with backoff", async () => {
     await prisma.tenant.create({ data: { id: "district-ob-refuse" } });
-    const { id } = await enqueueOutbox({ kind: "key.revoke", tenantId: "district-ob-refuse", idempotencyKey: "revoke:key_unknown", payload: { tenantId: "district-ob-refuse", keyId: "key_unknown" } });
+    const { id } = await enqueueOutbox({
+      kind: "key.revoke",
+      tenantId: "district-ob-refuse",
+      idempotencyKey: "revoke:key_unknown",
+      payload: { tenantId: "district-ob-refuse", keyId: "key_unknown" },
+    });
     await sim.setFaults({ apiServerErrorNext: 1 });
     const t0 = Date.now() + 1_000;
-    expect(await processOutbox({ client: outboxClient(), now: () => new Date(t0), baseBackoffMs: 2_000 })).toMatchObject({ retrying: 1 });
+    expect(
+      await processOutbox({ client: outboxClient(), now: () => new Date(t0), baseBackoffMs: 2_000 }),
+    ).toMatchObject({ retrying: 1 });
     expect((await prisma.outboxMessage.findUniqueOrThrow({ where: { id } })).nextAttemptAt.getTime()).toBe(t0 + 2_000);
-    expect(await processOutbox({ client: outboxClient(), now: () => new Date(t0 + 2_000) })).toMatchObject({ failed: 1 });
+    expect(await processOutbox({ client: outboxClient(), now: () => new Date(t0 + 2_000) })).toMatchObject({
+      failed: 1,
+    });
     const row = await prisma.outboxMessage.findUniqueOrThrow({ where: { id } });
     expect(row.status).toBe("failed");
     expect(row.lastError).toContain("404");
@@ -131,7 +146,11 @@ describe("outbox worker", () => {
         return answer;
       },
     };
-    expect(await processOutbox({ client: slow, now: clock, leaseMs: 5_000, batchSize: 2 })).toMatchObject({ claimed: 2, sent: 1, retrying: 1 });
+    expect(await processOutbox({ client: slow, now: clock, leaseMs: 5_000, batchSize: 2 })).toMatchObject({
+      claimed: 2,
+      sent: 1,
+      retrying: 1,
+    });
     expect(await apiCalls(second.idempotencyKey)).toHaveLength(0);
     expect((await attemptsOf(second.outboxId))[0]!.error).toMatch(/^not sent: the batch ran past its lease/);
 
@@ -143,11 +162,17 @@ describe("outbox worker", () => {
   it("a crash after the commit but before the send: the restarted worker sends it exactly once", async () => {
     // The local change committed with its outbox row; the process that did it died before any send.
     const { keyId, idempotencyKey, outboxId } = await revokedLocally("district-ob-crash");
-    const env = { DATABASE_URL: process.env.DATABASE_URL!, PROVIDER_URL: sim.url, PROVIDER_API_KEY: DEV_PROVIDER_API_KEY };
+    const env = {
+      DATABASE_URL: process.env.DATABASE_URL!,
+      PROVIDER_URL: sim.url,
+      PROVIDER_API_KEY: DEV_PROVIDER_API_KEY,
+    };
 
     const worker = startWorker(env);
     workers.push(worker);
-    await waitUntil(async () => (await prisma.outboxMessage.findUniqueOrThrow({ where: { id: outboxId } })).status === "sent");
+    await waitUntil(
+      async () => (await prisma.outboxMessage.findUniqueOrThrow({ where: { id: outboxId } })).status === "sent",
+    );
     await worker.kill("SIGKILL");
     const again = startWorker(env);
     workers.push(again);
@@ -170,7 +195,9 @@ describe("outbox worker", () => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", async () => {
-        const headers = Object.fromEntries(["authorization", "content-type", "idempotency-key"].map((h) => [h, String(req.headers[h] ?? "")]));
+        const headers = Object.fromEntries(
+          ["authorization", "content-type", "idempotency-key"].map((h) => [h, String(req.headers[h] ?? "")]),
+        );
         const answer = await fetch(sim.url + req.url, { method: req.method, headers, body: Buffer.concat(chunks) });
         forwarded.push(answer.status);
         res.on("close", () => undefined); // hold the response open: the answer is "lost"
@@ -179,7 +206,11 @@ describe("outbox worker", () => {
     servers.push(blackHole);
     await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
     const holeUrl = `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}`;
-    const env = { DATABASE_URL: process.env.DATABASE_URL!, PROVIDER_API_KEY: DEV_PROVIDER_API_KEY, OUTBOX_LEASE_MS: "2000" };
+    const env = {
+      DATABASE_URL: process.env.DATABASE_URL!,
+      PROVIDER_API_KEY: DEV_PROVIDER_API_KEY,
+      OUTBOX_LEASE_MS: "2000",
+    };
 
     const first = startWorker({ ...env, PROVIDER_URL: holeUrl, PROVIDER_TIMEOUT_MS: "60000" });
     workers.push(first);
@@ -192,7 +223,9 @@ describe("outbox worker", () => {
 
     const second = startWorker({ ...env, PROVIDER_URL: sim.url });
     workers.push(second);
-    await waitUntil(async () => (await prisma.outboxMessage.findUniqueOrThrow({ where: { id: outboxId } })).status === "sent");
+    await waitUntil(
+      async () => (await prisma.outboxMessage.findUniqueOrThrow({ where: { id: outboxId } })).status === "sent",
+    );
 
     const calls = await apiCalls(idempotencyKey);
     expect(calls.map((c) => [c.status, c.replayed])).toEqual([

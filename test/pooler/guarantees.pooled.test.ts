@@ -28,24 +28,41 @@ async function direct<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
 }
 
 const advisoryLocks = () =>
-  direct(async (client) => (await client.query("SELECT pid, objid FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")).rows);
+  direct(
+    async (client) =>
+      (
+        await client.query(
+          "SELECT pid, objid FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+        )
+      ).rows,
+  );
 
 describe("the app's database URL", () => {
   it("really goes through the pooler here, and the probe tells the two apart", async () => {
     expect(new URL(pooledUrl()).searchParams.get("pgbouncer")).toBe("true");
-    expect(await probeForPooler(pooledUrl())).toMatchObject({ pooler: true, evidence: expect.stringMatching(/startup parameter `options`/) });
+    expect(await probeForPooler(pooledUrl())).toMatchObject({
+      pooler: true,
+      evidence: expect.stringMatching(/startup parameter `options`/),
+    });
     expect(await probeForPooler(directUrl())).toEqual({ pooler: false });
   });
 });
 
 describe("the ingest transaction through the pooler", () => {
   it("runs at READ COMMITTED with lock_timeout = INGEST_TX_TIMEOUT_MS, and leaves nothing on the pooled connection", async () => {
-    const parsed = parseEvent(buildKeyEvent({ type: "key.created", tenantId: "district-settings", keyId: "key_s", sequence: 1 }));
+    const parsed = parseEvent(
+      buildKeyEvent({ type: "key.created", tenantId: "district-settings", keyId: "key_s", sequence: 1 }),
+    );
     if (!parsed.ok) throw new Error(parsed.error);
     const event = parsed.parsed.event as KeyEvent;
     const timeout = env().INGEST_TX_TIMEOUT_MS;
     const statement = ingestStatement(
-      { event, payloadJson: "{}", receivedAt: new Date(), receipt: { webhookId: event.id, bodyBytes: 2, handlerMicros: 1, source: "provider" } },
+      {
+        event,
+        payloadJson: "{}",
+        receivedAt: new Date(),
+        receipt: { webhookId: event.id, bodyBytes: 2, handlerMicros: 1, source: "provider" },
+      },
       timeout,
     );
     const inside = await prisma.$transaction(async (tx) => {
@@ -58,7 +75,9 @@ describe("the ingest transaction through the pooler", () => {
 
     // The next transactions, on whatever server connections the pooler hands out, are back to defaults.
     const after = await Promise.all(
-      Array.from({ length: 4 }, () => prisma.$transaction((tx) => tx.$queryRaw<{ lock_timeout: string }[]>`SHOW lock_timeout`)),
+      Array.from({ length: 4 }, () =>
+        prisma.$transaction((tx) => tx.$queryRaw<{ lock_timeout: string }[]>`SHOW lock_timeout`),
+      ),
     );
     expect(after.map((rows) => rows[0]!.lock_timeout)).toEqual(["0", "0", "0", "0"]);
 
@@ -104,7 +123,10 @@ describe("the purge through the pooler", () => {
     await expired();
     const [alive] = await prisma.$queryRaw<{ id: bigint }[]>`
       INSERT INTO purge_runs (trigger, status, started_at, lease_until) VALUES ('schedule', 'running', now(), now() + interval '1 minute') RETURNING id`;
-    expect(await runPurge({ trigger: "manual", now, pauseMs: 0 })).toMatchObject({ status: "skipped_locked", claimsDeleted: 0 });
+    expect(await runPurge({ trigger: "manual", now, pauseMs: 0 })).toMatchObject({
+      status: "skipped_locked",
+      claimsDeleted: 0,
+    });
 
     await prisma.$executeRaw`UPDATE purge_runs SET lease_until = now() - interval '1 second' WHERE id = ${alive!.id}`;
     expect(await runPurge({ trigger: "manual", now, pauseMs: 0 })).toMatchObject({ status: "ran", claimsDeleted: 30 });

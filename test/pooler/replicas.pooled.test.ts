@@ -51,22 +51,27 @@ async function emptyDatabase(): Promise<{ direct: string; pooled: string }> {
 }
 
 async function startReplicas(count: number, env: Record<string, string>): Promise<RunningServer[]> {
-  const started = await Promise.all(Array.from({ length: count }, () => startIngestServer({ LOG_LEVEL: "warn", ...env }, REPLICA)));
+  const started = await Promise.all(
+    Array.from({ length: count }, () => startIngestServer({ LOG_LEVEL: "warn", ...env }, REPLICA)),
+  );
   replicas.push(...started);
   return started;
 }
 
-const ready = (replica: RunningServer) => fetch(`http://127.0.0.1:${replica.port}/api/health/ready`).then((r) => r.status);
+const ready = (replica: RunningServer) =>
+  fetch(`http://127.0.0.1:${replica.port}/api/health/ready`).then((r) => r.status);
 
 async function migrationRows(url: string) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query<{ migration_name: string; copies: number; failed: number }>(
-      `SELECT migration_name, count(*)::int AS copies,
+    return (
+      await client.query<{ migration_name: string; copies: number; failed: number }>(
+        `SELECT migration_name, count(*)::int AS copies,
               count(*) FILTER (WHERE finished_at IS NULL OR rolled_back_at IS NOT NULL)::int AS failed
          FROM _prisma_migrations GROUP BY migration_name ORDER BY migration_name`,
-    )).rows;
+      )
+    ).rows;
   } finally {
     await client.end();
   }
@@ -100,23 +105,34 @@ const count = <T>(values: T[], value: T) => values.filter((v) => v === value).le
 describe("two replicas starting at the same instant on an empty database", () => {
   it.each([
     ["direct", (db: { direct: string; pooled: string }) => ({ DATABASE_URL: db.direct, DIRECT_DATABASE_URL: "" })],
-    ["pooled", (db: { direct: string; pooled: string }) => ({ DATABASE_URL: db.pooled, DIRECT_DATABASE_URL: db.direct })],
-  ])("%s: both become ready, every migration is recorded once, none failed", async (_name, urls) => {
-    const db = await emptyDatabase();
-    const both = await startReplicas(2, urls(db));
-    expect(await Promise.all(both.map(ready))).toEqual([200, 200]);
-    const names = await listMigrationNames();
-    expect(await migrationRows(db.direct)).toEqual(names.map((migration_name) => ({ migration_name, copies: 1, failed: 0 })));
-    // One of them applied everything, the other waited and found nothing to do.
-    const applied = both.map((r) => r.output.join("").match(/migrated: (\[.*\])/)?.[1]).sort();
-    expect(applied).toEqual([JSON.stringify([]), JSON.stringify(names)].sort());
-  }, 60_000);
+    [
+      "pooled",
+      (db: { direct: string; pooled: string }) => ({ DATABASE_URL: db.pooled, DIRECT_DATABASE_URL: db.direct }),
+    ],
+  ])(
+    "%s: both become ready, every migration is recorded once, none failed",
+    async (_name, urls) => {
+      const db = await emptyDatabase();
+      const both = await startReplicas(2, urls(db));
+      expect(await Promise.all(both.map(ready))).toEqual([200, 200]);
+      const names = await listMigrationNames();
+      expect(await migrationRows(db.direct)).toEqual(
+        names.map((migration_name) => ({ migration_name, copies: 1, failed: 0 })),
+      );
+      // One of them applied everything, the other waited and found nothing to do.
+      const applied = both.map((r) => r.output.join("").match(/migrated: (\[.*\])/)?.[1]).sort();
+      expect(applied).toEqual([JSON.stringify([]), JSON.stringify(names)].sort());
+    },
+    60_000,
+  );
 
   it("a pooled DATABASE_URL that does not say so is refused at start, naming both settings", async () => {
     const db = await emptyDatabase();
     const undeclared = new URL(db.pooled);
     undeclared.searchParams.delete("pgbouncer");
-    await expect(startIngestServer({ DATABASE_URL: undeclared.toString(), DIRECT_DATABASE_URL: "" }, REPLICA)).rejects.toThrow(
+    await expect(
+      startIngestServer({ DATABASE_URL: undeclared.toString(), DIRECT_DATABASE_URL: "" }, REPLICA),
+    ).rejects.toThrow(
       /invalid setting DATABASE_URL: reaches a connection pooler .*pgbouncer=true.*DIRECT_DATABASE_URL/,
     );
   });
@@ -126,7 +142,12 @@ describe("signed load through the pooler", () => {
   it("300 deliveries at concurrency 8: 0 non-2xx, 300 receipts", async () => {
     const [replica] = await startReplicas(1, {});
     const bodies = Array.from({ length: 300 }, (_, i) =>
-      buildKeyEvent({ type: "key.created", tenantId: `district-load-${i % 30}`, keyId: `key_load_${i}`, sequence: Math.floor(i / 30) + 1 }),
+      buildKeyEvent({
+        type: "key.created",
+        tenantId: `district-load-${i % 30}`,
+        keyId: `key_load_${i}`,
+        sequence: Math.floor(i / 30) + 1,
+      }),
     );
     const { statuses, outcomes } = await post(bodies, [replica!], 8);
     expect(statuses.filter((s) => s < 200 || s > 299)).toEqual([]);

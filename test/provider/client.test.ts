@@ -30,8 +30,16 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString() });
-      const next = script.shift() ?? { status: 500, body: { error: { code: "unscripted", message: "no scripted answer" } } };
+      received.push({
+        method: req.method!,
+        url: req.url!,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+      });
+      const next = script.shift() ?? {
+        status: 500,
+        body: { error: { code: "unscripted", message: "no scripted answer" } },
+      };
       if (next.hang) return void hanging.push(res);
       res.writeHead(next.status, { "content-type": "application/json", ...next.headers });
       res.end(typeof next.body === "string" ? next.body : JSON.stringify(next.body ?? {}));
@@ -49,7 +57,14 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 const hook = { hook_id: "hook_1", url: "http://app.test/api/webhooks/keys", created_at: "2026-11-29T10:00:00.000Z" };
 const keyResult = {
-  key: { id: "key_1", tenant_id: "district-1", status: "revoked", prefix: "ik_live_ab12", scopes: ["rosters:read"], created_at: "2026-11-29T10:00:00.000Z" },
+  key: {
+    id: "key_1",
+    tenant_id: "district-1",
+    status: "revoked",
+    prefix: "ik_live_ab12",
+    scopes: ["rosters:read"],
+    created_at: "2026-11-29T10:00:00.000Z",
+  },
   secret: null,
   previous_key_id: null,
   event_id: "evt_1",
@@ -78,7 +93,10 @@ async function failure(promise: Promise<unknown>): Promise<ProviderError> {
 
 describe("provider client: retries", () => {
   it("waits exactly what Retry-After says (seconds) after a 429, then succeeds", async () => {
-    script = [{ status: 429, headers: { "retry-after": "3" }, body: { error: { code: "rate_limited", message: "slow down" } } }, { status: 201, body: hook }];
+    script = [
+      { status: 429, headers: { "retry-after": "3" }, body: { error: { code: "rate_limited", message: "slow down" } } },
+      { status: 201, body: hook },
+    ];
     const { instance, waits } = client();
     const result = await instance.registerWebhook({ url: hook.url, idempotencyKey: "reg-1" });
     expect(result).toEqual({ hookId: "hook_1", url: hook.url, createdAt: new Date(hook.created_at) });
@@ -91,14 +109,20 @@ describe("provider client: retries", () => {
 
   it("reads Retry-After given as an HTTP date against its clock", async () => {
     const now = Date.parse("2026-11-29T10:00:00Z");
-    script = [{ status: 429, headers: { "retry-after": new Date(now + 7_000).toUTCString() } }, { status: 200, body: { items: [], next_cursor: null } }];
+    script = [
+      { status: 429, headers: { "retry-after": new Date(now + 7_000).toUTCString() } },
+      { status: 200, body: { items: [], next_cursor: null } },
+    ];
     const { instance, waits } = client({ now: () => now });
     await instance.listDeliveries({ hookId: "hook_1" });
     expect(waits).toEqual([7_000]);
   });
 
   it("backs off exponentially and never waits longer than the cap", async () => {
-    script = [...Array.from({ length: 5 }, () => ({ status: 503 })), { status: 200, body: { items: [], next_cursor: null } }];
+    script = [
+      ...Array.from({ length: 5 }, () => ({ status: 503 })),
+      { status: 200, body: { items: [], next_cursor: null } },
+    ];
     const { instance, waits } = client({ maxRetries: 5, baseDelayMs: 100, maxDelayMs: 400 });
     await instance.listDeliveries({ hookId: "hook_1" });
     expect(waits).toEqual([100, 200, 400, 400, 400]);
@@ -106,7 +130,12 @@ describe("provider client: retries", () => {
   });
 
   it("jitters within [half, full] of the capped delay", async () => {
-    script = [{ status: 502 }, { status: 502 }, { status: 502 }, { status: 200, body: { items: [], next_cursor: null } }];
+    script = [
+      { status: 502 },
+      { status: 502 },
+      { status: 502 },
+      { status: 200, body: { items: [], next_cursor: null } },
+    ];
     const { instance, waits } = client({ maxRetries: 3, baseDelayMs: 100, maxDelayMs: 150, random: () => 0 });
     await instance.listDeliveries({ hookId: "hook_1" });
     expect(waits).toEqual([50, 75, 75]);
@@ -141,7 +170,10 @@ describe("provider client: retries", () => {
     expect(received).toHaveLength(1);
 
     received = [];
-    script = [{ status: 429, headers: { "retry-after": "1" } }, { status: 202, body: { accepted: true } }];
+    script = [
+      { status: 429, headers: { "retry-after": "1" } },
+      { status: 202, body: { accepted: true } },
+    ];
     await expect(instance.redeliver({ hookId: "hook_1", deliveryId: "att_1" })).resolves.toEqual({ accepted: true });
     expect(received).toHaveLength(2);
   });
@@ -180,7 +212,9 @@ describe("provider client: typed errors", () => {
   it("a 2xx with a body that breaks the contract is a ProviderResponseError", async () => {
     script = [{ status: 200, body: "<html>oops</html>" }];
     const { instance } = client();
-    expect(await failure(instance.revokeKey({ tenantId: "d", keyId: "k", idempotencyKey: "rv-3" }))).toBeInstanceOf(ProviderResponseError);
+    expect(await failure(instance.revokeKey({ tenantId: "d", keyId: "k", idempotencyKey: "rv-3" }))).toBeInstanceOf(
+      ProviderResponseError,
+    );
 
     script = [{ status: 200, body: { ...keyResult, key: { ...keyResult.key, status: "zombie" } } }];
     const error = await failure(instance.revokeKey({ tenantId: "d", keyId: "k", idempotencyKey: "rv-4" }));
@@ -197,7 +231,10 @@ describe("provider client: typed errors", () => {
   });
 
   it("a timeout is retried for a request safe to repeat", async () => {
-    script = [{ status: 200, hang: true }, { status: 200, body: keyResult }];
+    script = [
+      { status: 200, hang: true },
+      { status: 200, body: keyResult },
+    ];
     const { instance, waits } = client({ timeoutMs: 150, maxRetries: 1, baseDelayMs: 10 });
     const result = await instance.revokeKey({ tenantId: "district-1", keyId: "key_1", idempotencyKey: "rv-5" });
     expect(result.key.status).toBe("revoked");
@@ -268,6 +305,13 @@ describe("provider client: typed errors", () => {
       until: "2026-11-30T00:00:00.000Z",
     });
     expect(page.nextCursor).toBe("41");
-    expect(page.items[0]).toMatchObject({ id: "att_1", eventId: "evt_1", trigger: "manual", statusCode: 503, at: new Date("2026-11-29T10:00:00Z"), nextRetryAt: null });
+    expect(page.items[0]).toMatchObject({
+      id: "att_1",
+      eventId: "evt_1",
+      trigger: "manual",
+      statusCode: 503,
+      at: new Date("2026-11-29T10:00:00Z"),
+      nextRetryAt: null,
+    });
   });
 });

@@ -38,7 +38,11 @@ describe("webhook registration", () => {
     const before = (await sim.stats()).hooks;
     await sim.setFaults({ apiRateLimitNext: 2, apiRetryAfterSeconds: 1 });
     const waits: number[] = [];
-    const retrying = createProviderClient({ baseUrl: sim.url, apiKey: DEV_PROVIDER_API_KEY, sleep: async (ms) => void waits.push(ms) });
+    const retrying = createProviderClient({
+      baseUrl: sim.url,
+      apiKey: DEV_PROVIDER_API_KEY,
+      sleep: async (ms) => void waits.push(ms),
+    });
     const hook = await retrying.registerWebhook({ url: "http://127.0.0.1:1/b", idempotencyKey: "reg-429" });
     expect(hook.hookId).toMatch(/^hook_/);
     expect(waits).toEqual([1_000, 1_000]);
@@ -47,7 +51,9 @@ describe("webhook registration", () => {
 
   it("the same idempotency key with a different body is refused as a bad request", async () => {
     await client().registerWebhook({ url: "http://127.0.0.1:1/c", idempotencyKey: "reg-reuse" });
-    await expect(client().registerWebhook({ url: "http://127.0.0.1:1/other", idempotencyKey: "reg-reuse" })).rejects.toMatchObject({
+    await expect(
+      client().registerWebhook({ url: "http://127.0.0.1:1/other", idempotencyKey: "reg-reuse" }),
+    ).rejects.toMatchObject({
       code: "bad_request",
       status: 422,
     });
@@ -80,8 +86,16 @@ describe("simulator durability", () => {
       const api = createProviderClient({ baseUrl: own.url, apiKey: DEV_PROVIDER_API_KEY, sleep: async () => {} });
       // A hook nobody listens on: every delivery fails and is retried, so history accumulates.
       const hook = await api.registerWebhook({ url: "http://127.0.0.1:9/nothing", idempotencyKey: "reg-durable" });
-      const issued = await api.issueKey({ tenantId: "district-durable", scopes: ["rosters:read"], idempotencyKey: "issue-durable" });
-      const rotated = await api.rotateKey({ tenantId: "district-durable", keyId: issued.key.id, idempotencyKey: "rotate-durable" });
+      const issued = await api.issueKey({
+        tenantId: "district-durable",
+        scopes: ["rosters:read"],
+        idempotencyKey: "issue-durable",
+      });
+      const rotated = await api.rotateKey({
+        tenantId: "district-durable",
+        keyId: issued.key.id,
+        idempotencyKey: "rotate-durable",
+      });
       const truthBefore = await own.control("GET", "/_sim/truth");
       const historyBefore = await api.listDeliveries({ hookId: hook.hookId, limit: 250 });
       expect(historyBefore.items.length).toBeGreaterThan(0);
@@ -89,17 +103,32 @@ describe("simulator durability", () => {
       await own.kill("SIGKILL");
       const restarted = await startSimulator({ dataDir: own.dataDir, env: { PROVIDER_SIM_TIME_SCALE: "100000" } });
       try {
-        const again = createProviderClient({ baseUrl: restarted.url, apiKey: DEV_PROVIDER_API_KEY, sleep: async () => {} });
+        const again = createProviderClient({
+          baseUrl: restarted.url,
+          apiKey: DEV_PROVIDER_API_KEY,
+          sleep: async () => {},
+        });
         expect(await restarted.control("GET", "/_sim/truth")).toEqual(truthBefore);
-        const replay = await again.issueKey({ tenantId: "district-durable", scopes: ["rosters:read"], idempotencyKey: "issue-durable" });
+        const replay = await again.issueKey({
+          tenantId: "district-durable",
+          scopes: ["rosters:read"],
+          idempotencyKey: "issue-durable",
+        });
         expect(replay.key.id).toBe(issued.key.id);
         const history = await again.listDeliveries({ hookId: hook.hookId, limit: 250 });
         const ids = new Set(history.items.map((a) => a.id));
         for (const attempt of historyBefore.items) expect(ids.has(attempt.id)).toBe(true);
         // The next sequence continues after the restart.
-        const revoked = await again.revokeKey({ tenantId: "district-durable", keyId: rotated.key.id, idempotencyKey: "revoke-durable" });
+        const revoked = await again.revokeKey({
+          tenantId: "district-durable",
+          keyId: rotated.key.id,
+          idempotencyKey: "revoke-durable",
+        });
         expect(revoked.key.status).toBe("revoked");
-        const truth = await restarted.control<{ tenants: { id: string; sequence: number }[] }>("GET", "/_sim/truth?tenant=district-durable");
+        const truth = await restarted.control<{ tenants: { id: string; sequence: number }[] }>(
+          "GET",
+          "/_sim/truth?tenant=district-durable",
+        );
         expect(truth.tenants[0]!.sequence).toBe(3);
       } finally {
         await restarted.dispose();

@@ -48,22 +48,42 @@ const deliveriesTo = (eventId: string) => deliveries.filter((d) => d.headers["we
 describe("provider simulator", () => {
   it("signs with Standard Webhooks, and with the old and the new secret during a rotation", async () => {
     const { hookId } = await client.registerWebhook({ url: `${receiverUrl}/signed`, idempotencyKey: "sim-signed" });
-    const issued = await client.issueKey({ tenantId: "district-sig", scopes: ["rosters:read"], idempotencyKey: "sim-sig-1" });
+    const issued = await client.issueKey({
+      tenantId: "district-sig",
+      scopes: ["rosters:read"],
+      idempotencyKey: "sim-sig-1",
+    });
     await waitUntil(() => deliveriesTo(issued.eventId!).length === 1);
     const first = deliveriesTo(issued.eventId!)[0]!;
     expect(String(first.headers["webhook-signature"]).split(" ")).toHaveLength(1);
-    expect(new Webhook(DEV_WEBHOOK_SECRET).verify(first.body, first.headers as Record<string, string>)).toMatchObject({ id: issued.eventId, sequence: 1 });
+    expect(new Webhook(DEV_WEBHOOK_SECRET).verify(first.body, first.headers as Record<string, string>)).toMatchObject({
+      id: issued.eventId,
+      sequence: 1,
+    });
 
     const newSecret = "whsec_bmV3LXNlY3JldC1mb3ItdGhlLXJvdGF0aW9uLXRlc3Q=";
-    const rotation = await client.rotateWebhookSecret({ hookId, secret: newSecret, overlapSeconds: 3600, idempotencyKey: "sim-rotate-secret" });
+    const rotation = await client.rotateWebhookSecret({
+      hookId,
+      secret: newSecret,
+      overlapSeconds: 3600,
+      idempotencyKey: "sim-rotate-secret",
+    });
     expect(rotation.secret).toBe(newSecret);
-    const rotated = await client.rotateKey({ tenantId: "district-sig", keyId: issued.key.id, idempotencyKey: "sim-sig-2" });
+    const rotated = await client.rotateKey({
+      tenantId: "district-sig",
+      keyId: issued.key.id,
+      idempotencyKey: "sim-sig-2",
+    });
     await waitUntil(() => deliveriesTo(rotated.eventId!).length === 1);
     const during = deliveriesTo(rotated.eventId!)[0]!;
     expect(String(during.headers["webhook-signature"]).split(" ")).toHaveLength(2);
     // A receiver holding only the old secret, or only the new one, accepts it.
     for (const secret of [DEV_WEBHOOK_SECRET, newSecret]) {
-      expect(new Webhook(secret).verify(during.body, during.headers as Record<string, string>)).toMatchObject({ id: rotated.eventId, sequence: 2, previous_key_id: issued.key.id });
+      expect(new Webhook(secret).verify(during.body, during.headers as Record<string, string>)).toMatchObject({
+        id: rotated.eventId,
+        sequence: 2,
+        previous_key_id: issued.key.id,
+      });
     }
   });
 
@@ -73,7 +93,8 @@ describe("provider simulator", () => {
     const since = new Date(Date.now() - 1_000);
     const issued = await client.issueKey({ tenantId: "district-fail", scopes: ["a"], idempotencyKey: "sim-fail-1" });
     const eventId = issued.eventId!;
-    const attemptsOf = async () => (await client.listDeliveries({ hookId, eventId })).items.sort((a, b) => a.attempt - b.attempt);
+    const attemptsOf = async () =>
+      (await client.listDeliveries({ hookId, eventId })).items.sort((a, b) => a.attempt - b.attempt);
     await waitUntil(async () => (await attemptsOf()).length === DEFAULT_RETRY_SCHEDULE_MS.length);
 
     const attempts = await attemptsOf();
@@ -84,7 +105,9 @@ describe("provider simulator", () => {
     expect(attempts[0]!.responseExcerpt).toContain("applied");
     // Each next retry is the schedule's next slot, compressed by the time scale.
     for (let i = 0; i < attempts.length - 1; i++) {
-      expect(attempts[i]!.nextRetryAt!.getTime() - attempts[i]!.at.getTime()).toBeGreaterThanOrEqual(Math.floor(DEFAULT_RETRY_SCHEDULE_MS[i + 1]! / TIME_SCALE) - 1);
+      expect(attempts[i]!.nextRetryAt!.getTime() - attempts[i]!.at.getTime()).toBeGreaterThanOrEqual(
+        Math.floor(DEFAULT_RETRY_SCHEDULE_MS[i + 1]! / TIME_SCALE) - 1,
+      );
       expect(attempts[i + 1]!.at.getTime()).toBeGreaterThanOrEqual(attempts[i]!.nextRetryAt!.getTime());
     }
     expect(attempts.at(-1)!.nextRetryAt).toBeNull(); // schedule exhausted: the message failed
@@ -96,22 +119,32 @@ describe("provider simulator", () => {
     await client.redeliver({ hookId, deliveryId: attempts[0]!.id });
     await waitUntil(async () => (await attemptsOf()).some((a) => a.trigger === "manual"));
     const manual = (await attemptsOf()).find((a) => a.trigger === "manual")!;
-    expect(manual).toMatchObject({ attempt: DEFAULT_RETRY_SCHEDULE_MS.length + 1, succeeded: true, statusCode: 200, nextRetryAt: null });
+    expect(manual).toMatchObject({
+      attempt: DEFAULT_RETRY_SCHEDULE_MS.length + 1,
+      succeeded: true,
+      statusCode: 200,
+      nextRetryAt: null,
+    });
 
     // Bulk: two more events fail for good; a dry run counts them, the real run redelivers them.
     answers.set("/failing", 500);
     const a = await client.revokeKey({ tenantId: "district-fail", keyId: issued.key.id, idempotencyKey: "sim-fail-2" });
     const b = await client.issueKey({ tenantId: "district-fail", scopes: ["a"], idempotencyKey: "sim-fail-3" });
-    const exhausted = async (id: string) => (await client.listDeliveries({ hookId, eventId: id })).items.length === DEFAULT_RETRY_SCHEDULE_MS.length;
+    const exhausted = async (id: string) =>
+      (await client.listDeliveries({ hookId, eventId: id })).items.length === DEFAULT_RETRY_SCHEDULE_MS.length;
     await waitUntil(async () => (await exhausted(a.eventId!)) && (await exhausted(b.eventId!)));
     const window = { hookId, since, until: new Date(Date.now() + 1_000) };
     expect(await client.redeliverFailed({ ...window, dryRun: true })).toEqual({ count: 2 });
     answers.set("/failing", 200);
     expect(await client.redeliverFailed({ ...window, dryRun: false })).toEqual({ count: 2 });
-    await waitUntil(async () => (await client.listDeliveries({ hookId, status: "succeeded", since })).items.length === 3);
+    await waitUntil(
+      async () => (await client.listDeliveries({ hookId, status: "succeeded", since })).items.length === 3,
+    );
     expect(await client.redeliverFailed({ ...window, dryRun: true })).toEqual({ count: 0 });
     // Outside the window: nothing.
-    expect(await client.redeliverFailed({ hookId, since: new Date(0), until: new Date(1_000), dryRun: true })).toEqual({ count: 0 });
+    expect(await client.redeliverFailed({ hookId, since: new Date(0), until: new Date(1_000), dryRun: true })).toEqual({
+      count: 0,
+    });
   });
 
   it("gives each tenant's events an increasing sequence and refuses impossible key operations", async () => {
@@ -126,23 +159,38 @@ describe("provider simulator", () => {
     expect(other.previousKeyId).toBeNull();
 
     // Revocation is monotonic: again is fine and emits nothing; a revoked key cannot be rotated.
-    expect(await client.revokeKey({ tenantId: "district-seq", keyId: two.key.id, idempotencyKey: "seq-5" })).toMatchObject({ eventId: null });
-    await expect(client.rotateKey({ tenantId: "district-seq", keyId: two.key.id, idempotencyKey: "seq-6" })).rejects.toMatchObject({ code: "conflict" });
+    expect(
+      await client.revokeKey({ tenantId: "district-seq", keyId: two.key.id, idempotencyKey: "seq-5" }),
+    ).toMatchObject({ eventId: null });
+    await expect(
+      client.rotateKey({ tenantId: "district-seq", keyId: two.key.id, idempotencyKey: "seq-6" }),
+    ).rejects.toMatchObject({ code: "conflict" });
     // Another tenant's key is not found, never touched.
-    await expect(client.revokeKey({ tenantId: "district-seq", keyId: other.key.id, idempotencyKey: "seq-7" })).rejects.toMatchObject({ code: "not_found" });
-    await expect(client.issueKey({ tenantId: "district-seq-other", scopes: ["a"], idempotencyKey: "seq-8" })).rejects.toMatchObject({ code: "conflict" });
+    await expect(
+      client.revokeKey({ tenantId: "district-seq", keyId: other.key.id, idempotencyKey: "seq-7" }),
+    ).rejects.toMatchObject({ code: "not_found" });
+    await expect(
+      client.issueKey({ tenantId: "district-seq-other", scopes: ["a"], idempotencyKey: "seq-8" }),
+    ).rejects.toMatchObject({ code: "conflict" });
   });
 
   it("answers 429 with Retry-After on API calls when told to", async () => {
     await sim.setFaults({ apiRateLimitNext: 1, apiRetryAfterSeconds: 2 });
     const once = createProviderClient({ baseUrl: sim.url, apiKey: DEV_PROVIDER_API_KEY, maxRetries: 0 });
-    await expect(once.issueKey({ tenantId: "district-429", scopes: ["a"], idempotencyKey: "rl-1" })).rejects.toMatchObject({ code: "rate_limited", retryAfterMs: 2_000 });
+    await expect(
+      once.issueKey({ tenantId: "district-429", scopes: ["a"], idempotencyKey: "rl-1" }),
+    ).rejects.toMatchObject({ code: "rate_limited", retryAfterMs: 2_000 });
     // Nothing happened on the 429: the same call now mints the key.
-    expect((await once.issueKey({ tenantId: "district-429", scopes: ["a"], idempotencyKey: "rl-1" })).key.status).toBe("active");
+    expect((await once.issueKey({ tenantId: "district-429", scopes: ["a"], idempotencyKey: "rl-1" })).key.status).toBe(
+      "active",
+    );
   });
 
   it("refuses a wrong bearer key", async () => {
     const wrong = createProviderClient({ baseUrl: sim.url, apiKey: "pk_wrong_key_123", maxRetries: 0 });
-    await expect(wrong.listDeliveries({ hookId: "hook_x" })).rejects.toMatchObject({ code: "unauthorized", status: 401 });
+    await expect(wrong.listDeliveries({ hookId: "hook_x" })).rejects.toMatchObject({
+      code: "unauthorized",
+      status: 401,
+    });
   });
 });

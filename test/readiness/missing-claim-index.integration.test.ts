@@ -20,10 +20,18 @@ afterAll(async () => {
 
 it("fails the duplicate step, naming the missing unique index, when the claim has none", async () => {
   expect(await claimIndexPresent(prisma)).toBe(false);
-  const result = await runReadiness({ actor: { id: null, label: "ci" }, trigger: "cli", provider: system.client, webhookUrl: system.webhookUrl, waitTimeoutMs: 10_000 });
+  const result = await runReadiness({
+    actor: { id: null, label: "ci" },
+    trigger: "cli",
+    provider: system.client,
+    webhookUrl: system.webhookUrl,
+    waitTimeoutMs: 10_000,
+  });
   const duplicate = result.steps.find((s) => s.id === "duplicate_delivery")!;
   expect(duplicate.passed).toBe(false);
   expect(duplicate.evidence.claim_unique_index).toBe("missing");
-  expect(duplicate.fix).toMatch(/unique index on processed_events \(tenant_id, event_id\) is missing: run `npm run db:migrate`/);
+  expect(duplicate.fix).toMatch(
+    /unique index on processed_events \(tenant_id, event_id\) is missing: run `npm run db:migrate`/,
+  );
   expect(result.passed).toBe(false);
 });

@@ -27,7 +27,14 @@ afterAll(async () => {
 
 const operator = { id: null, label: "test operator" };
 const run = (overrides: Partial<Parameters<typeof runReadiness>[0]> = {}) =>
-  runReadiness({ actor: operator, trigger: "cli", provider: system.client, webhookUrl: system.webhookUrl, waitTimeoutMs: 15_000, ...overrides });
+  runReadiness({
+    actor: operator,
+    trigger: "cli",
+    provider: system.client,
+    webhookUrl: system.webhookUrl,
+    waitTimeoutMs: 15_000,
+    ...overrides,
+  });
 const step = (result: Awaited<ReturnType<typeof runReadiness>>, id: string) => result.steps.find((s) => s.id === id)!;
 
 describe("retry-readiness check", () => {
@@ -56,7 +63,9 @@ describe("retry-readiness check", () => {
     const failure = step(result, "forced_failure");
     expect(failure.evidence.answer).toMatchObject({ status: 503 });
     expect(await prisma.processedEvent.count({ where: { eventId: String(failure.evidence.event_id) } })).toBe(0);
-    expect(await prisma.receipt.findFirst({ where: { eventId: String(failure.evidence.event_id) } })).toMatchObject({ status: 503 });
+    expect(await prisma.receipt.findFirst({ where: { eventId: String(failure.evidence.event_id) } })).toMatchObject({
+      status: 503,
+    });
 
     expect(step(result, "delivery_history").evidence.provider_attempts).toHaveLength(2);
 
@@ -65,7 +74,9 @@ describe("retry-readiness check", () => {
     expect(stored).toMatchObject({ passed: true, actor: "test operator", trigger: "cli" });
     expect(stored.finishedAt).not.toBeNull();
     expect((stored.steps as unknown[]).length).toBe(4);
-    const audit = await prisma.auditLog.findFirstOrThrow({ where: { action: "readiness.run", target: `readiness_runs/${result.id}` } });
+    const audit = await prisma.auditLog.findFirstOrThrow({
+      where: { action: "readiness.run", target: `readiness_runs/${result.id}` },
+    });
     expect(audit.outcome).toBe("ok");
     const summary = await getReadinessSummary({ actor: staff("platform_admin") });
     expect(summary.lastRun?.passed).toBe(true);
@@ -88,7 +99,9 @@ describe("retry-readiness check", () => {
     expect(history.summary).toMatch(/^the provider shows 1 attempt\(s\) of evt_\w+, we received 2$/);
     expect(history.fix).toMatch(/missing attempts we received/);
     expect(result.passed).toBe(false);
-    expect((await prisma.auditLog.findFirstOrThrow({ where: { target: `readiness_runs/${result.id}` } })).outcome).toBe("failed");
+    expect((await prisma.auditLog.findFirstOrThrow({ where: { target: `readiness_runs/${result.id}` } })).outcome).toBe(
+      "failed",
+    );
   });
 
   it("fails the retention step when the window is at or below the retry horizon + margin", async () => {
@@ -102,10 +115,15 @@ describe("retry-readiness check", () => {
       const result = await run();
       const retention = step(result, "retention");
       expect(retention.passed).toBe(false);
-      expect(retention.summary).toMatch(/retention window 2 days \(48 h\) must be longer than the provider retry horizon 28 h \+ margin 24 h = 52 h/);
+      expect(retention.summary).toMatch(
+        /retention window 2 days \(48 h\) must be longer than the provider retry horizon 28 h \+ margin 24 h = 52 h/,
+      );
       expect(retention.fix).toMatch(/Raise the retention window above 52 h/);
       // Exactly at the boundary too (window = horizon + margin).
-      await prisma.setting.update({ where: { key: "retention" }, data: { value: { retentionDays: 3, retryHorizonHours: 48 } } });
+      await prisma.setting.update({
+        where: { key: "retention" },
+        data: { value: { retentionDays: 3, retryHorizonHours: 48 } },
+      });
       expect(step(await run(), "retention").passed).toBe(false);
     } finally {
       await prisma.setting.delete({ where: { key: "retention" } });
@@ -129,7 +147,9 @@ describe("retry-readiness check", () => {
 
   it("the canary never shows in district lists, counts or the ledger", async () => {
     await deliver(keyEvent({ type: "key.created", tenantId: "district-real", keyId: "key_real", sequence: 1 }));
-    await prisma.user.create({ data: { id: "u-da", email: "da@district-real.test", role: "district_admin", tenantId: "district-real" } });
+    await prisma.user.create({
+      data: { id: "u-da", email: "da@district-real.test", role: "district_admin", tenantId: "district-real" },
+    });
     expect(await prisma.processedEvent.count({ where: { tenantId: CANARY_TENANT_ID } })).toBeGreaterThan(0);
 
     await prisma.processedEvent.deleteMany({ where: { tenantId: "district-warm-up" } });
@@ -140,7 +160,9 @@ describe("retry-readiness check", () => {
       const districts = await listDistricts({ actor });
       expect(districts.map((d) => d.id)).not.toContain(CANARY_TENANT_ID);
       const ledger = await listLedger({ actor, filters: {} } as never);
-      expect(JSON.stringify(ledger, (_k, v) => (typeof v === "bigint" ? String(v) : v))).not.toContain(CANARY_TENANT_ID);
+      expect(JSON.stringify(ledger, (_k, v) => (typeof v === "bigint" ? String(v) : v))).not.toContain(
+        CANARY_TENANT_ID,
+      );
       const overview = await getOverview({ actor });
       expect(overview.ledgerRows).toBe(1);
       expect(overview.outcomesToday).toEqual({ applied: 1 });

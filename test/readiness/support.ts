@@ -13,7 +13,15 @@ import { startWorker, type WorkerProcess } from "../provider/support/worker";
 /** Short, so the forced failure takes a fraction of a second; the app and the check agree on it. */
 export const INGEST_TX_TIMEOUT_MS = "1000";
 
-export type RunningSystem = { sim: SimulatorProcess; ingest: RunningServer; worker: WorkerProcess; client: ProviderClient; webhookUrl: string; hookId: string; stop: () => Promise<void> };
+export type RunningSystem = {
+  sim: SimulatorProcess;
+  ingest: RunningServer;
+  worker: WorkerProcess;
+  client: ProviderClient;
+  webhookUrl: string;
+  hookId: string;
+  stop: () => Promise<void>;
+};
 
 export async function startRunningSystem(): Promise<RunningSystem> {
   process.env.INGEST_TX_TIMEOUT_MS = INGEST_TX_TIMEOUT_MS;
@@ -27,7 +35,12 @@ export async function startRunningSystem(): Promise<RunningSystem> {
   const warmUp = keyEvent({ type: "key.created", tenantId: "district-warm-up", keyId: "key_warm_up", sequence: 1 });
   const signed = signDelivery({ body: JSON.stringify(warmUp), webhookId: String(warmUp.id), secrets: [TEST_SECRET] });
   await fetch(webhookUrl, { method: "POST", headers: signed.headers, body: signed.body });
-  const worker = startWorker({ DATABASE_URL: process.env.DATABASE_URL!, PROVIDER_URL: sim.url, PROVIDER_WEBHOOK_URL: webhookUrl, LOG_LEVEL: "warn" });
+  const worker = startWorker({
+    DATABASE_URL: process.env.DATABASE_URL!,
+    PROVIDER_URL: sim.url,
+    PROVIDER_WEBHOOK_URL: webhookUrl,
+    LOG_LEVEL: "warn",
+  });
   let hookId: string | null = null;
   await waitUntil(async () => (hookId = await getRegisteredHookId(prisma)) !== null, 50);
   const client = createProviderClient({ baseUrl: sim.url, apiKey: DEV_PROVIDER_API_KEY });

@@ -34,7 +34,15 @@ describe("/api/cron/purge", () => {
 
   it("answers 401 to a missing, malformed or wrong token", async () => {
     configure(SECRET);
-    for (const authorization of [undefined, "", SECRET, `Basic ${SECRET}`, `Bearer ${SECRET}x`, `Bearer ${SECRET.slice(0, -1)}`, "Bearer "]) {
+    for (const authorization of [
+      undefined,
+      "",
+      SECRET,
+      `Basic ${SECRET}`,
+      `Bearer ${SECRET}x`,
+      `Bearer ${SECRET.slice(0, -1)}`,
+      "Bearer ",
+    ]) {
       const response = await GET(cronRequest("GET", authorization));
       expect(response.status, String(authorization)).toBe(401);
       expect(response.headers.get("www-authenticate")).toContain("Bearer");

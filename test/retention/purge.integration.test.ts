@@ -23,12 +23,24 @@ describe("purge", () => {
 
     const run = await runPurge({ trigger: "manual", now, batchSize: 10, pauseMs: 0, onBatch: (b) => batches.push(b) });
 
-    expect(run).toMatchObject({ trigger: "manual", status: "ran", claimsDeleted: 25, receiptsDeleted: 25, payloadsCleared: 15, error: null });
+    expect(run).toMatchObject({
+      trigger: "manual",
+      status: "ran",
+      claimsDeleted: 25,
+      receiptsDeleted: 25,
+      payloadsCleared: 15,
+      error: null,
+    });
     // 25 claims in 10-row batches = 3, 15 payloads = 2, 25 receipts = 3.
     expect(batches.map((b) => [b.target, b.rows])).toEqual([
-      ["claims", 10], ["claims", 10], ["claims", 5],
-      ["payloads", 10], ["payloads", 5],
-      ["receipts", 10], ["receipts", 10], ["receipts", 5],
+      ["claims", 10],
+      ["claims", 10],
+      ["claims", 5],
+      ["payloads", 10],
+      ["payloads", 5],
+      ["receipts", 10],
+      ["receipts", 10],
+      ["receipts", 5],
     ]);
     expect(run.batches).toBe(8);
     expect(await claimsWithPrefix(expired)).toEqual({ count: 0, withPayload: 0 });
@@ -51,7 +63,13 @@ describe("purge", () => {
     const second = await runPurge({ trigger: "cli", now, pauseMs: 0 });
 
     expect(first.claimsDeleted).toBe(7);
-    expect(second).toMatchObject({ status: "ran", claimsDeleted: 0, receiptsDeleted: 0, payloadsCleared: 0, batches: 0 });
+    expect(second).toMatchObject({
+      status: "ran",
+      claimsDeleted: 0,
+      receiptsDeleted: 0,
+      payloadsCleared: 0,
+      batches: 0,
+    });
     expect((await listPurgeRuns({ limit: 10 })).map((r) => r.id)).toEqual([second.id, first.id]);
   });
 
@@ -107,7 +125,9 @@ describe("purge", () => {
     const probe = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await probe.connect();
     try {
-      const { rows } = await probe.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [PURGE_LOCK_KEY]);
+      const { rows } = await probe.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
+        PURGE_LOCK_KEY,
+      ]);
       expect(rows[0]!.locked).toBe(true);
     } finally {
       await probe.end();
@@ -141,7 +161,9 @@ describe("purge", () => {
 
   it("uses the stored retention window", async () => {
     const sixDays = await insertClaims({ count: 2, receivedAt: daysAgo(6) });
-    await prisma.setting.create({ data: { key: "retention", value: { retentionDays: 5, retryHorizonHours: 28, payloadRetentionDays: 2 } } });
+    await prisma.setting.create({
+      data: { key: "retention", value: { retentionDays: 5, retryHorizonHours: 28, payloadRetentionDays: 2 } },
+    });
 
     const run = await runPurge({ trigger: "manual", now, pauseMs: 0 });
 

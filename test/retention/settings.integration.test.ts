@@ -21,17 +21,32 @@ async function refusal(run: () => Promise<unknown>): Promise<AppError> {
 
 describe("retention settings", () => {
   it("defaults to the environment: 14 days, the provider's 28 h horizon, 24 h margin, payload 7 days", async () => {
-    expect(await getRetentionSettings()).toEqual({ retentionDays: 14, retryHorizonHours: 28, marginHours: 24, payloadRetentionDays: 7 });
+    expect(await getRetentionSettings()).toEqual({
+      retentionDays: 14,
+      retryHorizonHours: 28,
+      marginHours: 24,
+      payloadRetentionDays: 7,
+    });
   });
 
   it("stores an override and its audit entry", async () => {
-    const saved = await updateRetentionSettings({ retentionDays: 10, retryHorizonHours: 48, payloadRetentionDays: 3, actor: admin });
+    const saved = await updateRetentionSettings({
+      retentionDays: 10,
+      retryHorizonHours: 48,
+      payloadRetentionDays: 3,
+      actor: admin,
+    });
 
     expect(saved).toEqual({ retentionDays: 10, retryHorizonHours: 48, marginHours: 24, payloadRetentionDays: 3 });
     expect(await getRetentionSettings()).toEqual(saved);
     const audit = await prisma.auditLog.findMany();
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ action: "settings.update", actor: admin.label, target: "retention", outcome: "ok" });
+    expect(audit[0]).toMatchObject({
+      action: "settings.update",
+      actor: admin.label,
+      target: "retention",
+      outcome: "ok",
+    });
     expect(audit[0]!.details).toEqual({
       before: { retentionDays: 14, retryHorizonHours: 28, payloadRetentionDays: 7 },
       after: { retentionDays: 10, retryHorizonHours: 48, payloadRetentionDays: 3 },
@@ -40,7 +55,9 @@ describe("retention settings", () => {
 
   it("refuses a window not strictly longer than horizon + margin, naming both numbers, and writes nothing", async () => {
     // 3 days = 72 h, exactly 48 h + 24 h: equal is not enough.
-    const error = await refusal(() => updateRetentionSettings({ retentionDays: 3, retryHorizonHours: 48, actor: admin }));
+    const error = await refusal(() =>
+      updateRetentionSettings({ retentionDays: 3, retryHorizonHours: 48, actor: admin }),
+    );
 
     expect(error.code).toBe("bad_request");
     expect(error.publicMessage).toContain("retention window 3 days (72 h)");
@@ -57,16 +74,24 @@ describe("retention settings", () => {
   });
 
   it("refuses a payload kept longer than its claim, and input that is not whole numbers", async () => {
-    const longer = await refusal(() => updateRetentionSettings({ retentionDays: 10, retryHorizonHours: 28, payloadRetentionDays: 11, actor: admin }));
+    const longer = await refusal(() =>
+      updateRetentionSettings({ retentionDays: 10, retryHorizonHours: 28, payloadRetentionDays: 11, actor: admin }),
+    );
     expect(longer.publicMessage).toBe("payload retention 11 days must not exceed the retention window 10 days");
 
-    const fraction = await refusal(() => updateRetentionSettings({ retentionDays: 10.5, retryHorizonHours: 28, actor: admin }));
+    const fraction = await refusal(() =>
+      updateRetentionSettings({ retentionDays: 10.5, retryHorizonHours: 28, actor: admin }),
+    );
     expect(fraction.publicMessage).toBe("retention days must be a whole number");
 
-    const text = await refusal(() => updateRetentionSettings({ retentionDays: "14" as unknown as number, retryHorizonHours: 28, actor: admin }));
+    const text = await refusal(() =>
+      updateRetentionSettings({ retentionDays: "14" as unknown as number, retryHorizonHours: 28, actor: admin }),
+    );
     expect(text.publicMessage).toBe("retention days must be a number");
 
-    const noActor = await refusal(() => updateRetentionSettings({ retentionDays: 14, retryHorizonHours: 28, actor: { id: null, label: " " } }));
+    const noActor = await refusal(() =>
+      updateRetentionSettings({ retentionDays: 14, retryHorizonHours: 28, actor: { id: null, label: " " } }),
+    );
     expect(noActor.publicMessage).toBe("actor label is required");
     expect(await prisma.setting.count()).toBe(0);
   });
@@ -74,9 +99,13 @@ describe("retention settings", () => {
   it("commits the settings and the audit entry together: a failed audit write leaves the settings unchanged", async () => {
     await prisma.$executeRawUnsafe(`CREATE FUNCTION test_refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN RAISE EXCEPTION 'audit unavailable'; END; $$`);
-    await prisma.$executeRawUnsafe(`CREATE TRIGGER test_refuse_audit BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION test_refuse_audit()`);
+    await prisma.$executeRawUnsafe(
+      `CREATE TRIGGER test_refuse_audit BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION test_refuse_audit()`,
+    );
     try {
-      await expect(updateRetentionSettings({ retentionDays: 20, retryHorizonHours: 28, actor: admin })).rejects.toThrow(/audit unavailable/);
+      await expect(updateRetentionSettings({ retentionDays: 20, retryHorizonHours: 28, actor: admin })).rejects.toThrow(
+        /audit unavailable/,
+      );
       expect(await prisma.setting.count()).toBe(0);
       expect((await getRetentionSettings()).retentionDays).toBe(14);
     } finally {
@@ -101,17 +130,23 @@ describe("startup refusal (lib/env.ts)", () => {
   });
 
   it("refuses a default window not longer than horizon + margin, naming both numbers", () => {
-    expect(() => parseEnv({ RETENTION_DAYS: "2", PROVIDER_RETRY_HORIZON_HOURS: "28", RETENTION_MARGIN_HOURS: "20" })).toThrow(
+    expect(() =>
+      parseEnv({ RETENTION_DAYS: "2", PROVIDER_RETRY_HORIZON_HOURS: "28", RETENTION_MARGIN_HOURS: "20" }),
+    ).toThrow(
       "invalid setting RETENTION_DAYS: retention window 48 h must be longer than the provider retry horizon 28 h + margin 20 h",
     );
-    expect(() => parseEnv({ RETENTION_DAYS: "3", PROVIDER_RETRY_HORIZON_HOURS: "28", RETENTION_MARGIN_HOURS: "20" })).not.toThrow();
+    expect(() =>
+      parseEnv({ RETENTION_DAYS: "3", PROVIDER_RETRY_HORIZON_HOURS: "28", RETENTION_MARGIN_HOURS: "20" }),
+    ).not.toThrow();
   });
 
   it("refuses a payload window longer than the claim window and a short cron secret", () => {
     expect(() => parseEnv({ RETENTION_DAYS: "14", PAYLOAD_RETENTION_DAYS: "15" })).toThrow(
       "invalid setting PAYLOAD_RETENTION_DAYS: payload retention 15 days must not exceed the retention window 14 days",
     );
-    expect(() => parseEnv({ CRON_SECRET: "short" })).toThrow("invalid setting CRON_SECRET: must be at least 16 characters");
+    expect(() => parseEnv({ CRON_SECRET: "short" })).toThrow(
+      "invalid setting CRON_SECRET: must be at least 16 characters",
+    );
     expect(parseEnv({ CRON_SECRET: "" }).CRON_SECRET).toBeUndefined();
   });
 });

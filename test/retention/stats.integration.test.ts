@@ -12,7 +12,14 @@ beforeEach(resetDatabase);
 describe("retention stats", () => {
   it("reports an empty ledger without inventing figures", async () => {
     const stats = await getRetentionStats(undefined, { now });
-    expect(stats).toMatchObject({ claimRows: 0, receiptRows: 0, oldestClaimAt: null, expiringNext24h: 0, expiredAwaitingPurge: 0, lastRun: null });
+    expect(stats).toMatchObject({
+      claimRows: 0,
+      receiptRows: 0,
+      oldestClaimAt: null,
+      expiringNext24h: 0,
+      expiredAwaitingPurge: 0,
+      lastRun: null,
+    });
     expect(stats.growthPerDay).toHaveLength(14);
     expect(stats.growthPerDay.every((d) => d.rows === 0)).toBe(true);
   });
@@ -28,7 +35,13 @@ describe("retention stats", () => {
 
     const before = await getRetentionStats(undefined, { now });
 
-    expect(before).toMatchObject({ claimRows: 21, receiptRows: 21, expiringNext24h: 5, expiredAwaitingPurge: 4, lastRun: null });
+    expect(before).toMatchObject({
+      claimRows: 21,
+      receiptRows: 21,
+      expiringNext24h: 5,
+      expiredAwaitingPurge: 4,
+      lastRun: null,
+    });
     expect(before.oldestClaimAt).toEqual(at("2026-11-10T08:00:00Z"));
     expect(before.claimBytes).toBeGreaterThan(8192);
     expect(before.receiptBytes).toBeGreaterThan(8192);

@@ -56,7 +56,13 @@ describe("a redelivery on either side of the retention window", () => {
     await updateRetentionSettings({ retentionDays: 3, retryHorizonHours: 47, actor: { id: null, label: "test" } });
     const tenantId = "district-9";
     const created = keyEvent({ type: "key.created", tenantId, keyId: "key_old", sequence: 1 });
-    const rotated = keyEvent({ type: "key.rotated", tenantId, keyId: "key_new", previousKeyId: "key_old", sequence: 2 });
+    const rotated = keyEvent({
+      type: "key.rotated",
+      tenantId,
+      keyId: "key_new",
+      previousKeyId: "key_old",
+      sequence: 2,
+    });
     await deliver(created);
     await deliver(rotated);
     const lastClaimAt = await receivedAt(rotated.id);

@@ -26,15 +26,45 @@ type Op =
 
 const age = fc.integer({ min: 0, max: 20 * 24 * 60 });
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant("event" as const), tenant: fc.integer({ min: 0, max: 3 }), ageMinutes: age, type: fc.constantFrom("key.created" as const, "key.rotated" as const, "key.revoked" as const) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant("event" as const),
+      tenant: fc.integer({ min: 0, max: 3 }),
+      ageMinutes: age,
+      type: fc.constantFrom("key.created" as const, "key.rotated" as const, "key.revoked" as const),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("duplicate" as const), pick: fc.nat(), ageMinutes: age }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("replay" as const), pick: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("rejected" as const), ageMinutes: age, status: fc.constantFrom(400 as const, 401 as const, 503 as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("rejected" as const),
+      ageMinutes: age,
+      status: fc.constantFrom(400 as const, 401 as const, 503 as const),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("fold" as const) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("purge" as const), advanceHours: fc.integer({ min: 0, max: 72 }), batchSize: fc.integer({ min: 1, max: 7 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("purge" as const),
+      advanceHours: fc.integer({ min: 0, max: 72 }),
+      batchSize: fc.integer({ min: 1, max: 7 }),
+    }),
+  },
 );
 
-type Sent = { id: string; tenantId: string; type: string; keyId: string; previousKeyId: string | null; sequence: number; body: string };
+type Sent = {
+  id: string;
+  tenantId: string;
+  type: string;
+  keyId: string;
+  previousKeyId: string | null;
+  sequence: number;
+  body: string;
+};
 
 async function run(ops: Op[]): Promise<void> {
   const sent: Sent[] = [];
@@ -47,15 +77,42 @@ async function run(ops: Op[]): Promise<void> {
       const type = sequence === 1 ? "key.created" : step.type;
       const previousKeyId = type === "key.rotated" ? `key_p${step.tenant}_${sequence - 1}` : null;
       const keyId = type === "key.revoked" ? `key_p${step.tenant}_${sequence - 1}` : `key_p${step.tenant}_${sequence}`;
-      const event: Sent = { id: `evt_p${index}`, tenantId: `district-p${step.tenant}`, type, keyId, previousKeyId, sequence, body: "" };
-      event.body = JSON.stringify({ id: event.id, type, tenant_id: event.tenantId, key_id: keyId, previous_key_id: previousKeyId, sequence });
+      const event: Sent = {
+        id: `evt_p${index}`,
+        tenantId: `district-p${step.tenant}`,
+        type,
+        keyId,
+        previousKeyId,
+        sequence,
+        body: "",
+      };
+      event.body = JSON.stringify({
+        id: event.id,
+        type,
+        tenant_id: event.tenantId,
+        key_id: keyId,
+        previous_key_id: previousKeyId,
+        sequence,
+      });
       sent.push(event);
       await apply(event, new Date(NOW.getTime() - step.ageMinutes * 60_000), "provider");
     } else if ((step.kind === "duplicate" || step.kind === "replay") && sent.length > 0) {
       const event = sent[step.pick % sent.length]!;
-      await apply(event, step.kind === "duplicate" ? new Date(NOW.getTime() - step.ageMinutes * 60_000) : NOW, step.kind === "replay" ? "replay" : "provider");
+      await apply(
+        event,
+        step.kind === "duplicate" ? new Date(NOW.getTime() - step.ageMinutes * 60_000) : NOW,
+        step.kind === "replay" ? "replay" : "provider",
+      );
     } else if (step.kind === "rejected") {
-      await recordReceipt({ receivedAt: new Date(NOW.getTime() - step.ageMinutes * 60_000), webhookId: `evt_r${index}`, signatureVerdict: step.status === 401 ? "invalid" : "valid", status: step.status, error: "rejected", latencyMicros: 1, bodyBytes: 10 });
+      await recordReceipt({
+        receivedAt: new Date(NOW.getTime() - step.ageMinutes * 60_000),
+        webhookId: `evt_r${index}`,
+        signatureVerdict: step.status === 401 ? "invalid" : "valid",
+        status: step.status,
+        error: "rejected",
+        latencyMicros: 1,
+        bodyBytes: 10,
+      });
     } else if (step.kind === "fold") {
       await foldRollups();
     } else if (step.kind === "purge") {
@@ -77,7 +134,17 @@ async function expectFoldedToTheEnd() {
 
 async function apply(event: Sent, receivedAt: Date, source: "provider" | "replay") {
   await applyKeyEvent({
-    event: { id: event.id, type: event.type as "key.created", tenantId: event.tenantId, keyId: event.keyId, previousKeyId: event.previousKeyId, sequence: event.sequence, occurredAt: receivedAt, prefix: "ik_live_p", scopes: ["rosters:read"] },
+    event: {
+      id: event.id,
+      type: event.type as "key.created",
+      tenantId: event.tenantId,
+      keyId: event.keyId,
+      previousKeyId: event.previousKeyId,
+      sequence: event.sequence,
+      occurredAt: receivedAt,
+      prefix: "ik_live_p",
+      scopes: ["rosters:read"],
+    },
     payloadJson: event.body,
     receivedAt,
     receipt: { webhookId: event.id, bodyBytes: event.body.length, handlerMicros: 1, source },
@@ -110,7 +177,9 @@ async function expectRollupsExact(purgeNow: Date) {
   ];
   for (const source of ["processed_events", "receipts"] as const) {
     for (const [name, from, to, byDay] of ranges) {
-      expect(await countRollup({ source, from, to, byDay }), `${source}: ${name}`).toEqual(await exact(source, from, to, byDay));
+      expect(await countRollup({ source, from, to, byDay }), `${source}: ${name}`).toEqual(
+        await exact(source, from, to, byDay),
+      );
     }
   }
 }
@@ -124,7 +193,14 @@ describe("dashboard rollups", () => {
         await resetDatabase();
         // Always end with folds, a purge of folded rows and folds again, so every run also checks
         // the folded state and the purge's subtraction, whatever the random part did.
-        await run([...ops, { kind: "fold" }, { kind: "fold" }, { kind: "purge", advanceHours: 24, batchSize: 3 }, { kind: "fold" }, { kind: "fold" }]);
+        await run([
+          ...ops,
+          { kind: "fold" },
+          { kind: "fold" },
+          { kind: "purge", advanceHours: 24, batchSize: 3 },
+          { kind: "fold" },
+          { kind: "fold" },
+        ]);
         await expectFoldedToTheEnd();
       }),
       { numRuns: 25 },

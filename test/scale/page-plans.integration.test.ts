@@ -22,12 +22,21 @@ let raw: pg.Client;
 beforeAll(async () => {
   raw = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await raw.connect();
-  await fillScale((sql, params) => raw.query(sql, params as unknown[]), SCALE, () => undefined);
+  await fillScale(
+    (sql, params) => raw.query(sql, params as unknown[]),
+    SCALE,
+    () => undefined,
+  );
   await foldRollups();
   await foldRollups();
-  logged = new PrismaClient({ adapter: new PrismaPg({ connectionString: process.env.DATABASE_URL! }), log: [{ emit: "event", level: "query" }] });
+  logged = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: process.env.DATABASE_URL! }),
+    log: [{ emit: "event", level: "query" }],
+  });
   // The client's generic options type does not carry the log setting through; the event is documented.
-  const events = logged as unknown as { $on: (name: "query", listener: (event: { query: string; params: string }) => void) => void };
+  const events = logged as unknown as {
+    $on: (name: "query", listener: (event: { query: string; params: string }) => void) => void;
+  };
   events.$on("query", (event) => {
     captured.push({ query: event.query, params: JSON.parse(event.params) as unknown[] });
   });
@@ -41,7 +50,8 @@ afterAll(async () => {
 function seqScansOnBigTables(plan: unknown): string[] {
   const found: string[] = [];
   const walk = (node: Record<string, unknown>) => {
-    if (node["Node Type"] === "Seq Scan" && BIG_TABLES.includes(String(node["Relation Name"]))) found.push(String(node["Relation Name"]));
+    if (node["Node Type"] === "Seq Scan" && BIG_TABLES.includes(String(node["Relation Name"])))
+      found.push(String(node["Relation Name"]));
     for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
   };
   walk(plan as Record<string, unknown>);
@@ -50,19 +60,29 @@ function seqScansOnBigTables(plan: unknown): string[] {
 
 describe(`every dashboard page at ${SCALE.claims.toLocaleString("en")} claims and receipts, ${SCALE.districts.toLocaleString("en")} districts`, () => {
   it("reads the big tables through indexes only", async () => {
-    const [middle] = await prisma.$queryRaw<{ id: bigint }[]>`SELECT id FROM processed_events WHERE event_id = 'evt_fill_100001'`;
+    const [middle] = await prisma.$queryRaw<
+      { id: bigint }[]
+    >`SELECT id FROM processed_events WHERE event_id = 'evt_fill_100001'`;
     const problems: string[] = [];
     let statements = 0;
-    for (const { page, run } of pageQueries({ claims: SCALE.claims, districts: SCALE.districts, ledgerId: String(middle!.id) })) {
+    for (const { page, run } of pageQueries({
+      claims: SCALE.claims,
+      districts: SCALE.districts,
+      ledgerId: String(middle!.id),
+    })) {
       captured.length = 0;
       await run(logged);
       const queries = captured.splice(0).filter((q) => !/^\s*(BEGIN|COMMIT|ROLLBACK|SET|DEALLOCATE)/i.test(q.query));
       expect(queries.length, `${page} issued no query`).toBeGreaterThan(0);
       for (const { query, params } of queries) {
         statements++;
-        const { rows } = await raw.query<{ "QUERY PLAN": { Plan: unknown }[] }>(`EXPLAIN (FORMAT JSON) ${query}`, params);
+        const { rows } = await raw.query<{ "QUERY PLAN": { Plan: unknown }[] }>(
+          `EXPLAIN (FORMAT JSON) ${query}`,
+          params,
+        );
         const scans = seqScansOnBigTables(rows[0]!["QUERY PLAN"][0]!.Plan);
-        if (scans.length) problems.push(`${page}: Seq Scan on ${scans.join(", ")} in\n    ${query.replace(/\s+/g, " ").slice(0, 400)}`);
+        if (scans.length)
+          problems.push(`${page}: Seq Scan on ${scans.join(", ")} in\n    ${query.replace(/\s+/g, " ").slice(0, 400)}`);
       }
     }
     expect(statements).toBeGreaterThan(20);

@@ -2,9 +2,17 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 
-export type RunningServer = { child: ChildProcess; port: number; output: string[]; kill: (signal?: NodeJS.Signals) => Promise<void> };
+export type RunningServer = {
+  child: ChildProcess;
+  port: number;
+  output: string[];
+  kill: (signal?: NodeJS.Signals) => Promise<void>;
+};
 
-export async function startIngestServer(env: Record<string, string>, script = "test/support/ingest-server.ts"): Promise<RunningServer> {
+export async function startIngestServer(
+  env: Record<string, string>,
+  script = "test/support/ingest-server.ts",
+): Promise<RunningServer> {
   const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", script], {
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -4,12 +4,31 @@
 import { createServer, type Server } from "node:http";
 import Provider from "oidc-provider";
 
-export type TestAccount = { email?: string; email_verified?: unknown; name?: string; /** email claims only from userinfo, not in the ID token */ userinfoOnly?: boolean };
+export type TestAccount = {
+  email?: string;
+  email_verified?: unknown;
+  name?: string;
+  /** email claims only from userinfo, not in the ID token */ userinfoOnly?: boolean;
+};
 
-export async function startOidcProvider(options: { port: number; clientId: string; clientSecret: string; redirectUri: string; accounts: Record<string, TestAccount> }) {
+export async function startOidcProvider(options: {
+  port: number;
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  accounts: Record<string, TestAccount>;
+}) {
   const issuer = `http://127.0.0.1:${options.port}`;
   const provider = new Provider(issuer, {
-    clients: [{ client_id: options.clientId, client_secret: options.clientSecret, redirect_uris: [options.redirectUri], grant_types: ["authorization_code"], response_types: ["code"] }],
+    clients: [
+      {
+        client_id: options.clientId,
+        client_secret: options.clientSecret,
+        redirect_uris: [options.redirectUri],
+        grant_types: ["authorization_code"],
+        response_types: ["code"],
+      },
+    ],
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
     // Scope claims go into the ID token too (as many providers do), except for userinfoOnly accounts.
     conformIdTokenClaims: false,
@@ -41,7 +60,10 @@ export async function authorizeAs(authorizationUrl: string, accountId: string, r
     const response = await fetch(url, {
       method: body ? "POST" : "GET",
       redirect: "manual",
-      headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "), ...(body ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
+      headers: {
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
+        ...(body ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+      },
       body,
     });
     for (const cookie of response.headers.getSetCookie()) {
@@ -60,7 +82,8 @@ export async function authorizeAs(authorizationUrl: string, accountId: string, r
     const html = await response.text();
     const action = /action="([^"]+)"/.exec(html)?.[1];
     const prompt = /name="prompt" value="([a-z]+)"/.exec(html)?.[1];
-    if (!action || !prompt) throw new Error(`unexpected page from the provider (${response.status}): ${html.slice(0, 300)}`);
+    if (!action || !prompt)
+      throw new Error(`unexpected page from the provider (${response.status}): ${html.slice(0, 300)}`);
     url = new URL(action, url);
     body = new URLSearchParams(prompt === "login" ? { prompt, login: accountId, password: "any" } : { prompt });
   }

@@ -86,7 +86,8 @@ export async function startPgBouncer(options: {
       const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
       return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (USER_HZ = 100)
     },
-    url: (database) => `postgresql://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${encodeURIComponent(database)}?pgbouncer=true`,
+    url: (database) =>
+      `postgresql://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${encodeURIComponent(database)}?pgbouncer=true`,
     stop: () => stopChild(child),
   };
 }

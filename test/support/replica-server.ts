@@ -36,10 +36,16 @@ const server = createServer(async (req, res) => {
     res.end(JSON.stringify(readiness));
     return;
   }
-  const body = req.method === "GET" || req.method === "HEAD" ? undefined : (Readable.toWeb(req) as ReadableStream<Uint8Array>);
+  const body =
+    req.method === "GET" || req.method === "HEAD" ? undefined : (Readable.toWeb(req) as ReadableStream<Uint8Array>);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-  const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body, duplex: "half" } as RequestInit);
+  const request = new Request(`http://127.0.0.1${req.url}`, {
+    method: req.method,
+    headers,
+    body,
+    duplex: "half",
+  } as RequestInit);
   const response = await handleKeyWebhook(request);
   res.writeHead(response.status, Object.fromEntries(response.headers));
   res.end(Buffer.from(await response.arrayBuffer()));

@@ -20,7 +20,12 @@ export function keyEvent(input: KeyEventInput): Record<string, unknown> {
 export function signedRequest(body: Record<string, unknown> | string, options: DeliveryOptions = {}): Request {
   const text = typeof body === "string" ? body : JSON.stringify(body);
   const webhookId = options.webhookId ?? (typeof body === "string" ? "evt_raw" : String(body.id));
-  const signed = signDelivery({ body: text, webhookId, secrets: options.secrets ?? [TEST_SECRET], timestamp: options.timestamp });
+  const signed = signDelivery({
+    body: text,
+    webhookId,
+    secrets: options.secrets ?? [TEST_SECRET],
+    timestamp: options.timestamp,
+  });
   const headers = new Headers(signed.headers);
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (value === null) headers.delete(name);

@@ -36,7 +36,9 @@ export function startDevCompanions(options: {
     const providerUrl = new URL(config.PROVIDER_URL);
     const port = providerUrl.port || (providerUrl.protocol === "https:" ? "443" : "80");
     if (options.env.PROVIDER_SIM_PORT && options.env.PROVIDER_SIM_PORT !== port) {
-      console.error(`keyhook: PROVIDER_SIM_PORT=${options.env.PROVIDER_SIM_PORT} ignored: the app calls ${config.PROVIDER_URL}; set PROVIDER_URL=http://127.0.0.1:${options.env.PROVIDER_SIM_PORT} to move both`);
+      console.error(
+        `keyhook: PROVIDER_SIM_PORT=${options.env.PROVIDER_SIM_PORT} ignored: the app calls ${config.PROVIDER_URL}; set PROVIDER_URL=http://127.0.0.1:${options.env.PROVIDER_SIM_PORT} to move both`,
+      );
     }
     children.push(
       startChild("simulator/main.ts", {

@@ -76,7 +76,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   } else {
     const { EmbeddedPostgres, postgresBinary } = await loadPackage();
     const isRoot = process.getuid?.() === 0;
-    if (isRoot) grantPostgresUserTraversal([postgresBinary, dataDir], (message) => process.stderr.write(`keyhook: ${message}\n`));
+    if (isRoot)
+      grantPostgresUserTraversal([postgresBinary, dataDir], (message) => process.stderr.write(`keyhook: ${message}\n`));
     if (!existsSync(path.join(dataDir, "PG_VERSION"))) {
       const cluster = new EmbeddedPostgres({
         databaseDir: dataDir,
@@ -94,7 +95,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
       });
       log.clear(); // initdb's chatter would hide the reason a first start fails
     }
-    const child = await spawnPostmaster(postgresBinary, dataDir, port, log, isRoot ? postgresUser() : undefined, options.settings ?? {});
+    const child = await spawnPostmaster(
+      postgresBinary,
+      dataDir,
+      port,
+      log,
+      isRoot ? postgresUser() : undefined,
+      options.settings ?? {},
+    );
     pid = child.pid;
     let stopping = false;
     child.on("exit", (code, signal) => {
@@ -106,8 +114,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     };
   }
 
-  const adminUrl = (db = "postgres") =>
-    `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(db)}`;
+  const adminUrl = (db = "postgres") => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(db)}`;
   const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
     const client = new pg.Client({ connectionString: adminUrl() });
     await client.connect();
@@ -198,13 +205,18 @@ function spawnPostmaster(
   const child = spawn(
     binary,
     [
-      "-D", dataDir,
-      "-p", String(port),
+      "-D",
+      dataDir,
+      "-p",
+      String(port),
       // TCP on loopback only; no Unix socket, so no lock file in /tmp shared with other servers.
-      "-c", "listen_addresses=127.0.0.1",
-      "-c", "unix_socket_directories=",
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
       // We detect readiness from the English log line.
-      "-c", "lc_messages=C",
+      "-c",
+      "lc_messages=C",
       ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
     ],
     {

@@ -31,11 +31,15 @@ process.stdin.on("close", async () => {
 
 /** Returns `dismiss`, to call before an orderly shutdown. */
 export function startOrphanGuard(targets: { nextGroup?: number; postmaster?: number }): { dismiss(): void } {
-  const guard = spawn(process.execPath, ["-e", WATCHDOG, String(targets.nextGroup ?? 0), String(targets.postmaster ?? 0)], {
-    // Its own session: a terminal Ctrl-C must not kill it; stdin is the pipe it watches.
-    detached: true,
-    stdio: ["pipe", "ignore", "ignore"],
-  });
+  const guard = spawn(
+    process.execPath,
+    ["-e", WATCHDOG, String(targets.nextGroup ?? 0), String(targets.postmaster ?? 0)],
+    {
+      // Its own session: a terminal Ctrl-C must not kill it; stdin is the pipe it watches.
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"],
+    },
+  );
   // Never keeps the launcher alive by itself.
   guard.unref();
   (guard.stdin as unknown as { unref?: () => void }).unref?.();

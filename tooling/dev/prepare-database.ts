@@ -31,7 +31,11 @@ export async function prepareDatabase(
 ): Promise<PreparedDatabase> {
   const embedded = options.databaseUrl
     ? undefined
-    : await startEmbeddedPostgres({ dataDir: options.dataDir, port: options.port, onUnexpectedExit: options.onUnexpectedExit });
+    : await startEmbeddedPostgres({
+        dataDir: options.dataDir,
+        port: options.port,
+        onUnexpectedExit: options.onUnexpectedExit,
+      });
   const databaseUrl = options.databaseUrl || embedded!.databaseUrl;
   try {
     const applied = await applyMigrations({

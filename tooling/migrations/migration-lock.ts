@@ -23,7 +23,12 @@ export type MigrationLockOptions = {
 };
 
 export async function withMigrationLock<T>(options: MigrationLockOptions, work: () => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: options.url, application_name: "keyhook-migrate", keepAlive: true, connectionTimeoutMillis: 10_000 });
+  const client = new pg.Client({
+    connectionString: options.url,
+    application_name: "keyhook-migrate",
+    keepAlive: true,
+    connectionTimeoutMillis: 10_000,
+  });
   client.on("error", () => {}); // an idle socket error surfaces on the next query
   await client.connect();
   try {
@@ -43,7 +48,9 @@ async function acquire(client: pg.Client, options: MigrationLockOptions): Promis
   let lastSaid = -Infinity;
   for (;;) {
     throwIfAborted(options.signal);
-    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [MIGRATION_LOCK_KEY]);
+    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
+      MIGRATION_LOCK_KEY,
+    ]);
     if (rows[0]?.locked) return;
     const waited = Date.now() - started;
     if (waited >= options.timeoutMs || Date.now() - lastSaid >= SAY_AGAIN_MS) {

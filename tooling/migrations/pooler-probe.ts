@@ -28,8 +28,12 @@ export async function probeForPooler(url: string): Promise<ProbeResult> {
     throw error; // unreachable, wrong password, …: reported as such by the caller
   }
   try {
-    const { rows } = await client.query<{ value: string | null }>("SELECT current_setting('keyhook.pooler_probe', true) AS value");
-    return rows[0]?.value === "on" ? { pooler: false } : { pooler: true, evidence: "it drops the startup parameter `options`" };
+    const { rows } = await client.query<{ value: string | null }>(
+      "SELECT current_setting('keyhook.pooler_probe', true) AS value",
+    );
+    return rows[0]?.value === "on"
+      ? { pooler: false }
+      : { pooler: true, evidence: "it drops the startup parameter `options`" };
   } finally {
     await client.end().catch(() => {});
   }

@@ -46,7 +46,10 @@ export function definitionIn(sql: string, name: string): string | null {
 }
 
 /** The definition of `name` the migrations directory ends with (the last migration that defines it). */
-export async function latestMigratedDefinition(name: string, migrationsDir = DEFAULT_MIGRATIONS_DIR): Promise<string | null> {
+export async function latestMigratedDefinition(
+  name: string,
+  migrationsDir = DEFAULT_MIGRATIONS_DIR,
+): Promise<string | null> {
   for (const migration of (await listMigrationNames(migrationsDir)).reverse()) {
     const sql = await readFile(path.join(migrationsDir, migration, "migration.sql"), "utf8").catch(() => "");
     const definition = definitionIn(sql, name);

@@ -75,7 +75,10 @@ export async function diffSchemaToSql(options: {
   log?: EngineLog;
 }): Promise<string> {
   const schemaPath = path.resolve(options.schemaPath ?? SCHEMA_PATH);
-  const to: DiffTarget = { tag: "schemaDatamodel", files: [{ path: schemaPath, content: await readFile(schemaPath, "utf8") }] };
+  const to: DiffTarget = {
+    tag: "schemaDatamodel",
+    files: [{ path: schemaPath, content: await readFile(schemaPath, "utf8") }],
+  };
   let from: DiffTarget = { tag: "empty" };
   if (options.from === "migrations") {
     if (!options.shadowDatabaseUrl) throw new Error("a diff from the migrations needs shadowDatabaseUrl");

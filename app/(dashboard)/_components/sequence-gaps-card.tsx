@@ -8,7 +8,15 @@ import { Table, Td, Th } from "@/components/ui/table";
 import type { Actor } from "@/lib/auth/actor";
 import { listOpenGaps } from "@/lib/gaps/list-gaps";
 
-export async function SequenceGapsCard({ actor, tenantId, showDistrict }: { actor: Actor; tenantId?: string; showDistrict: boolean }) {
+export async function SequenceGapsCard({
+  actor,
+  tenantId,
+  showDistrict,
+}: {
+  actor: Actor;
+  tenantId?: string;
+  showDistrict: boolean;
+}) {
   const { gaps, total } = await listOpenGaps({ actor, tenantId, limit: 20 });
   return (
     <Card title={`Missing events (sequence gaps)${total > 0 ? `: ${total} open` : ""}`}>
@@ -19,8 +27,9 @@ export async function SequenceGapsCard({ actor, tenantId, showDistrict }: { acto
       ) : (
         <>
           <p className="mb-3 text-sm text-slate-700">
-            The provider numbers each district&apos;s events without holes, so these never arrived. Its retries usually fill a gap by themselves; one still
-            open past the retry horizon will not be filled: ask the provider for those events or replay them.
+            The provider numbers each district&apos;s events without holes, so these never arrived. Its retries usually
+            fill a gap by themselves; one still open past the retry horizon will not be filled: ask the provider for
+            those events or replay them.
           </p>
           <Table label="Open sequence gaps">
             <thead>
@@ -43,15 +52,27 @@ export async function SequenceGapsCard({ actor, tenantId, showDistrict }: { acto
                   ) : null}
                   <Td className="font-mono">
                     {gap.fromSequence === gap.toSequence ? gap.fromSequence : `${gap.fromSequence}–${gap.toSequence}`}
-                    <span className="ml-1 text-xs text-slate-500">({gap.missing} event{gap.missing === 1 ? "" : "s"})</span>
+                    <span className="ml-1 text-xs text-slate-500">
+                      ({gap.missing} event{gap.missing === 1 ? "" : "s"})
+                    </span>
                   </Td>
                   <Td>{formatTime(gap.firstNoticedAt)}</Td>
-                  <Td>{gap.pastHorizon ? <Badge tone="red">past the retry horizon: needs a human</Badge> : <Badge tone="amber">waiting for retries</Badge>}</Td>
+                  <Td>
+                    {gap.pastHorizon ? (
+                      <Badge tone="red">past the retry horizon: needs a human</Badge>
+                    ) : (
+                      <Badge tone="amber">waiting for retries</Badge>
+                    )}
+                  </Td>
                 </tr>
               ))}
             </tbody>
           </Table>
-          {total > gaps.length ? <p className="mt-2 text-xs text-slate-500">Showing the {gaps.length} oldest of {total}.</p> : null}
+          {total > gaps.length ? (
+            <p className="mt-2 text-xs text-slate-500">
+              Showing the {gaps.length} oldest of {total}.
+            </p>
+          ) : null}
         </>
       )}
     </Card>

@@ -17,7 +17,11 @@ import { requirePageActor } from "../../_lib/session";
 
 export const metadata = { title: "Audit log · Keyhook" };
 
-export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function AuditPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const actor = await requirePageActor("audit.view");
   const params = await searchParams;
   const { filters, errors } = parseAuditFilters(params);
@@ -38,9 +42,17 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         <form method="get" className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3" aria-label="Audit filters">
           <TextField label="Action" name="action" defaultValue={filters.action} placeholder="key.revoke" />
           <TextField label="Who" name="actor" defaultValue={filters.actor} placeholder="email" />
-          <TextField label="Outcome" name="outcome" defaultValue={filters.outcome} placeholder="ok, denied, duplicate…" />
+          <TextField
+            label="Outcome"
+            name="outcome"
+            defaultValue={filters.outcome}
+            placeholder="ok, denied, duplicate…"
+          />
           <TextField label="District" name="tenant" defaultValue={filters.tenantId} />
-          <TimeRangeFields from={filters.from ?? (typeof params.from === "string" ? params.from : undefined)} to={filters.to ?? (typeof params.to === "string" ? params.to : undefined)} />
+          <TimeRangeFields
+            from={filters.from ?? (typeof params.from === "string" ? params.from : undefined)}
+            to={filters.to ?? (typeof params.to === "string" ? params.to : undefined)}
+          />
           <FilterActions clearHref="/audit" />
         </form>
       </Card>
@@ -54,9 +66,24 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   );
 }
 
-async function AuditTable({ actor, filters, cursorParam, query }: { actor: Actor; filters: AuditFilters; cursorParam?: string; query: string }) {
+async function AuditTable({
+  actor,
+  filters,
+  cursorParam,
+  query,
+}: {
+  actor: Actor;
+  filters: AuditFilters;
+  cursorParam?: string;
+  query: string;
+}) {
   const page = await listAudit({ actor, filters, cursor: decodeCursor(cursorParam) });
-  if (page.rows.length === 0) return <EmptyState title="No entries match">{query ? "Change or clear the filters." : "Actions appear here as people use the dashboard."}</EmptyState>;
+  if (page.rows.length === 0)
+    return (
+      <EmptyState title="No entries match">
+        {query ? "Change or clear the filters." : "Actions appear here as people use the dashboard."}
+      </EmptyState>
+    );
   return (
     <Card>
       <Table label="Audit log" stack>
@@ -74,16 +101,32 @@ async function AuditTable({ actor, filters, cursorParam, query }: { actor: Actor
           {page.rows.map((row) => (
             <tr key={String(row.id)}>
               <Td className="whitespace-nowrap text-xs">{formatTime(row.at)}</Td>
-              <Td label="Who" className="break-words text-xs">{row.actor}</Td>
-              <Td label="Action" className="text-xs">{row.action}</Td>
+              <Td label="Who" className="break-words text-xs">
+                {row.actor}
+              </Td>
+              <Td label="Action" className="text-xs">
+                {row.action}
+              </Td>
               <Td label="Target" className="break-all font-mono text-xs">
                 {row.tenantId ? <div>{row.tenantId}</div> : null}
                 {row.target}
               </Td>
               <Td label="Outcome">
-                <Badge tone={row.outcome === "ok" ? "green" : row.outcome === "denied" || row.outcome === "failed" ? "red" : "slate"}>{row.outcome}</Badge>
+                <Badge
+                  tone={
+                    row.outcome === "ok"
+                      ? "green"
+                      : row.outcome === "denied" || row.outcome === "failed"
+                        ? "red"
+                        : "slate"
+                  }
+                >
+                  {row.outcome}
+                </Badge>
               </Td>
-              <Td label="Details" className="break-all font-mono text-xs text-slate-500 md:max-w-xs">{row.details ? JSON.stringify(row.details) : ""}</Td>
+              <Td label="Details" className="break-all font-mono text-xs text-slate-500 md:max-w-xs">
+                {row.details ? JSON.stringify(row.details) : ""}
+              </Td>
             </tr>
           ))}
         </tbody>

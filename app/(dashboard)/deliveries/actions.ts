@@ -16,7 +16,8 @@ export const replayLocallyAction = action(
   async (input, actor) => {
     const result = await replayStoredEvent({ actor, tenantId: input.tenantId, eventId: input.eventId });
     revalidatePath("/deliveries");
-    if (result.status !== 200) return `Replay of ${result.eventId} could not be processed (HTTP ${result.status}); nothing was changed. Try again.`;
+    if (result.status !== 200)
+      return `Replay of ${result.eventId} could not be processed (HTTP ${result.status}); nothing was changed. Try again.`;
     if (result.outcome === "duplicate") {
       return `Replayed ${result.eventId}: duplicate — it was already processed${result.firstOutcome ? ` (${result.firstOutcome})` : ""}, so nothing changed.`;
     }
@@ -29,7 +30,12 @@ export const redeliverAction = action(
   "delivery.replay",
   z.object({ eventId: text(200), deliveryId: text(200), tenantId: text(200) }),
   async (input, actor) => {
-    await requestRedelivery({ actor, deliveryId: input.deliveryId, eventId: input.eventId, tenantId: input.tenantId || null });
+    await requestRedelivery({
+      actor,
+      deliveryId: input.deliveryId,
+      eventId: input.eventId,
+      tenantId: input.tenantId || null,
+    });
     return `The provider will redeliver ${input.eventId}. Its new attempt and our answer (a duplicate, if it was applied) appear here when it arrives.`;
   },
   { target: (input) => input.deliveryId },

@@ -11,7 +11,12 @@ import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
 import type { Actor } from "@/lib/auth/actor";
-import { DELIVERY_STATUSES, listDeliveries, type DeliveryRow, type DeliveryStatusFilter } from "@/lib/deliveries/list-deliveries";
+import {
+  DELIVERY_STATUSES,
+  listDeliveries,
+  type DeliveryRow,
+  type DeliveryStatusFilter,
+} from "@/lib/deliveries/list-deliveries";
 import { firstParam, parseUtcDateTime, utcQueryValue } from "@/lib/listing/query-filters";
 import { requirePageActor } from "../../_lib/session";
 import { bulkDryRunAction, bulkRedeliverAction, redeliverAction, replayLocallyAction } from "./actions";
@@ -45,10 +50,23 @@ function windowOf(params: Params, errors: string[], now = new Date()) {
   return { since, until, openEnded: !explicitUntil };
 }
 
-function deliveriesHref(filters: { from?: string; to?: string; status?: string; tenant?: string; event?: string; page?: number }): string {
+function deliveriesHref(filters: {
+  from?: string;
+  to?: string;
+  status?: string;
+  tenant?: string;
+  event?: string;
+  page?: number;
+}): string {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(filters)) {
-    if (value !== undefined && value !== "" && !(name === "status" && value === "all") && !(name === "page" && value === 1)) query.set(name, String(value));
+    if (
+      value !== undefined &&
+      value !== "" &&
+      !(name === "status" && value === "all") &&
+      !(name === "page" && value === 1)
+    )
+      query.set(name, String(value));
   }
   const text = query.toString();
   return `/deliveries${text ? `?${text}` : ""}`;
@@ -62,17 +80,32 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: P
   const eventId = firstParam(params.event)?.slice(0, 200);
   const tenantId = firstParam(params.tenant)?.slice(0, 200);
   const rawStatus = firstParam(params.status) ?? "all";
-  const status = (DELIVERY_STATUSES as readonly string[]).includes(rawStatus) ? (rawStatus as DeliveryStatusFilter) : "all";
+  const status = (DELIVERY_STATUSES as readonly string[]).includes(rawStatus)
+    ? (rawStatus as DeliveryStatusFilter)
+    : "all";
   if (status !== rawStatus) errors.push("Status must be one of all, failed, mismatched.");
   const page = Number(firstParam(params.page) ?? 1) || 1;
   const providerCursor = firstParam(params.pcursor)?.slice(0, 500);
-  const filters = { from: utcQueryValue(since), to: openEnded ? undefined : utcQueryValue(until), status, tenant: tenantId, event: eventId };
+  const filters = {
+    from: utcQueryValue(since),
+    to: openEnded ? undefined : utcQueryValue(until),
+    status,
+    tenant: tenantId,
+    event: eventId,
+  };
   const windowText = `${formatTime(since)} → ${openEnded ? "now" : formatTime(until)}`;
   return (
     <>
-      <PageHeader title="Deliveries" description="The provider's attempts for our hook next to our own receipts, joined on event id. Times are UTC." />
+      <PageHeader
+        title="Deliveries"
+        description="The provider's attempts for our hook next to our own receipts, joined on event id. Times are UTC."
+      />
       <Card className="mb-6">
-        <form method="get" className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3" aria-label="Delivery filters">
+        <form
+          method="get"
+          className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3"
+          aria-label="Delivery filters"
+        >
           <SelectField label="Status" name="status" defaultValue={status} options={statusOptions} />
           <TextField label="District" name="tenant" defaultValue={tenantId} placeholder="district-4417" />
           <TextField label="Event id" name="event" defaultValue={eventId} placeholder="evt_…" />
@@ -84,25 +117,48 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: P
       {errors.length ? null : (
         // Keyed by what was asked for, not by the default window (it moves with the clock): a
         // re-render after a replay must keep the replay's result on screen.
-        <Suspense key={JSON.stringify([params.from, params.to, status, tenantId, eventId, page, providerCursor])} fallback={<Skeleton label="Loading deliveries…" />}>
-          <DeliveryTable actor={actor} since={since} until={until} eventId={eventId} tenantId={tenantId} status={status} page={page} providerCursor={providerCursor} filters={filters} />
+        <Suspense
+          key={JSON.stringify([params.from, params.to, status, tenantId, eventId, page, providerCursor])}
+          fallback={<Skeleton label="Loading deliveries…" />}
+        >
+          <DeliveryTable
+            actor={actor}
+            since={since}
+            until={until}
+            eventId={eventId}
+            tenantId={tenantId}
+            status={status}
+            page={page}
+            providerCursor={providerCursor}
+            filters={filters}
+          />
         </Suspense>
       )}
       <Card title="Bulk replay of failed deliveries" className="mt-6">
         <p className="mb-3 text-sm text-slate-600">
-          Asks the provider to redeliver every event whose delivery failed in the window above (<span data-testid="bulk-window">{windowText}</span>). Count them first
-          with a dry run; change the window with the filters.
+          Asks the provider to redeliver every event whose delivery failed in the window above (
+          <span data-testid="bulk-window">{windowText}</span>). Count them first with a dry run; change the window with
+          the filters.
         </p>
         {errors.length ? (
           <p className="text-sm text-rose-700">Fix the window above first.</p>
         ) : (
           <div className="flex flex-wrap items-start gap-4">
-            <ActionForm action={bulkDryRunAction} hidden={{ from: utcQueryValue(since), to: utcQueryValue(until) }} submitLabel="Count failed deliveries (dry run)" tone="secondary" className="max-w-md" />
+            <ActionForm
+              action={bulkDryRunAction}
+              hidden={{ from: utcQueryValue(since), to: utcQueryValue(until) }}
+              submitLabel="Count failed deliveries (dry run)"
+              tone="secondary"
+              className="max-w-md"
+            />
             <ActionForm
               action={bulkRedeliverAction}
               hidden={{ from: utcQueryValue(since), to: utcQueryValue(until) }}
               submitLabel="Redeliver failed deliveries"
-              confirm={{ prompt: `Ask the provider to redeliver every failed delivery from ${windowText}?`, confirmLabel: "Yes, redeliver" }}
+              confirm={{
+                prompt: `Ask the provider to redeliver every failed delivery from ${windowText}?`,
+                confirmLabel: "Yes, redeliver",
+              }}
               className="max-w-md"
             />
           </div>
@@ -113,7 +169,14 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: P
 }
 
 async function DeliveryTable(props: {
-  actor: Actor; since: Date; until: Date; eventId?: string; tenantId?: string; status: DeliveryStatusFilter; page: number; providerCursor?: string;
+  actor: Actor;
+  since: Date;
+  until: Date;
+  eventId?: string;
+  tenantId?: string;
+  status: DeliveryStatusFilter;
+  page: number;
+  providerCursor?: string;
   filters: { from?: string; to?: string; status?: string; tenant?: string; event?: string };
 }) {
   const view = await listDeliveries(props);
@@ -121,15 +184,25 @@ async function DeliveryTable(props: {
     <>
       {view.provider.kind === "unreachable" ? (
         <Notice tone="warn">
-          <strong>Provider unreachable:</strong> {view.provider.message}. Showing our own receipts only; mismatches cannot be checked.
+          <strong>Provider unreachable:</strong> {view.provider.message}. Showing our own receipts only; mismatches
+          cannot be checked.
         </Notice>
       ) : null}
       {view.provider.kind === "not_registered" ? (
-        <Notice tone="info">No webhook is registered with the provider yet, so there is no provider history to compare. Showing our own receipts.</Notice>
+        <Notice tone="info">
+          No webhook is registered with the provider yet, so there is no provider history to compare. Showing our own
+          receipts.
+        </Notice>
       ) : null}
-      {view.truncated ? <Notice tone="info">This window holds more deliveries than one view reads: the oldest are left out. Narrow the window to see them.</Notice> : null}
+      {view.truncated ? (
+        <Notice tone="info">
+          This window holds more deliveries than one view reads: the oldest are left out. Narrow the window to see them.
+        </Notice>
+      ) : null}
       {view.rows.length === 0 ? (
-        <EmptyState title="No deliveries match">Widen the window, or clear the status, district or event id.</EmptyState>
+        <EmptyState title="No deliveries match">
+          Widen the window, or clear the status, district or event id.
+        </EmptyState>
       ) : (
         <Card>
           <p className="mb-2 text-xs text-slate-500">
@@ -154,7 +227,10 @@ async function DeliveryTable(props: {
           {view.pageCount > 1 ? (
             <nav aria-label="Delivery pages" className="mt-4 flex flex-wrap items-center gap-2 text-sm">
               {view.page > 1 ? (
-                <Link className={buttonClass.secondary} href={deliveriesHref({ ...props.filters, page: view.page - 1 })}>
+                <Link
+                  className={buttonClass.secondary}
+                  href={deliveriesHref({ ...props.filters, page: view.page - 1 })}
+                >
                   Newer
                 </Link>
               ) : null}
@@ -162,7 +238,10 @@ async function DeliveryTable(props: {
                 Page {view.page} of {view.pageCount}
               </span>
               {view.page < view.pageCount ? (
-                <Link className={buttonClass.secondary} href={deliveriesHref({ ...props.filters, page: view.page + 1 })}>
+                <Link
+                  className={buttonClass.secondary}
+                  href={deliveriesHref({ ...props.filters, page: view.page + 1 })}
+                >
                   Older
                 </Link>
               ) : null}
@@ -180,7 +259,10 @@ function DeliveryRowView({ row }: { row: DeliveryRow }) {
   return (
     <tr data-event-id={row.eventId} className={row.mismatch ? "bg-amber-50" : undefined}>
       <Td>
-        <Link className="break-all font-mono text-xs underline" href={`/ledger?event=${encodeURIComponent(row.eventId)}`}>
+        <Link
+          className="break-all font-mono text-xs underline"
+          href={`/ledger?event=${encodeURIComponent(row.eventId)}`}
+        >
           {row.eventId}
         </Link>
         <div className="text-xs text-slate-500">{row.tenantId ?? "unknown district"}</div>
@@ -194,13 +276,15 @@ function DeliveryRowView({ row }: { row: DeliveryRow }) {
         {latestAttempt ? (
           <details>
             <summary className="cursor-pointer">
-              {plural(row.attempts.length, "attempt")} · last <HttpStatusBadge status={latestAttempt.statusCode} /> {latestAttempt.succeeded ? "delivered" : "failed"}
+              {plural(row.attempts.length, "attempt")} · last <HttpStatusBadge status={latestAttempt.statusCode} />{" "}
+              {latestAttempt.succeeded ? "delivered" : "failed"}
               <span className="block text-slate-500">{formatTime(latestAttempt.at)}</span>
             </summary>
             <ul className="mt-1 space-y-1 border-l border-slate-200 pl-2">
               {row.attempts.map((a) => (
                 <li key={a.id}>
-                  #{a.attempt} {a.trigger} <HttpStatusBadge status={a.statusCode} /> {a.succeeded ? "delivered" : "failed"} · {formatTime(a.at)}
+                  #{a.attempt} {a.trigger} <HttpStatusBadge status={a.statusCode} />{" "}
+                  {a.succeeded ? "delivered" : "failed"} · {formatTime(a.at)}
                   {a.error ? <span className="break-words text-rose-700"> · {a.error}</span> : null}
                 </li>
               ))}
@@ -214,13 +298,15 @@ function DeliveryRowView({ row }: { row: DeliveryRow }) {
         {latestReceipt ? (
           <details>
             <summary className="cursor-pointer">
-              {plural(row.receipts.length, "receipt")} · last <HttpStatusBadge status={latestReceipt.status} /> {latestReceipt.outcome ? <OutcomeBadge outcome={latestReceipt.outcome} /> : null}
+              {plural(row.receipts.length, "receipt")} · last <HttpStatusBadge status={latestReceipt.status} />{" "}
+              {latestReceipt.outcome ? <OutcomeBadge outcome={latestReceipt.outcome} /> : null}
               <span className="block text-slate-500">{formatTime(latestReceipt.receivedAt)}</span>
             </summary>
             <ul className="mt-1 space-y-1 border-l border-slate-200 pl-2">
               {row.receipts.map((r) => (
                 <li key={String(r.id)}>
-                  <HttpStatusBadge status={r.status} /> {r.outcome ? <OutcomeBadge outcome={r.outcome} /> : null} {r.source} · {formatTime(r.receivedAt)}
+                  <HttpStatusBadge status={r.status} /> {r.outcome ? <OutcomeBadge outcome={r.outcome} /> : null}{" "}
+                  {r.source} · {formatTime(r.receivedAt)}
                 </li>
               ))}
             </ul>
@@ -232,10 +318,20 @@ function DeliveryRowView({ row }: { row: DeliveryRow }) {
       <Td>
         <div className="flex flex-wrap gap-2 md:flex-col">
           {row.replayable && row.tenantId ? (
-            <ActionForm action={replayLocallyAction} hidden={{ tenantId: row.tenantId, eventId: row.eventId }} submitLabel="Replay stored payload" tone="secondary" />
+            <ActionForm
+              action={replayLocallyAction}
+              hidden={{ tenantId: row.tenantId, eventId: row.eventId }}
+              submitLabel="Replay stored payload"
+              tone="secondary"
+            />
           ) : null}
           {latestAttempt ? (
-            <ActionForm action={redeliverAction} hidden={{ deliveryId: latestAttempt.id, eventId: row.eventId, tenantId: row.tenantId ?? "" }} submitLabel="Ask provider to redeliver" tone="secondary" />
+            <ActionForm
+              action={redeliverAction}
+              hidden={{ deliveryId: latestAttempt.id, eventId: row.eventId, tenantId: row.tenantId ?? "" }}
+              submitLabel="Ask provider to redeliver"
+              tone="secondary"
+            />
           ) : null}
         </div>
       </Td>

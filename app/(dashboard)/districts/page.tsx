@@ -17,7 +17,11 @@ import { requirePageActor } from "../../_lib/session";
 
 export const metadata = { title: "Districts · Keyhook" };
 
-export default async function DistrictsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function DistrictsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const actor = await requirePageActor("districts.view");
   // A district admin has exactly one district: a one-row list would only cost a click.
   if (actor.role === "district_admin" && actor.tenantId) redirect(`/districts/${encodeURIComponent(actor.tenantId)}`);
@@ -43,45 +47,47 @@ export default async function DistrictsPage({ searchParams }: { searchParams: Pr
 async function DistrictList({ actor, search, after }: { actor: Actor; search: string; after?: string }) {
   const { rows: districts, nextAfter } = await listDistrictsPage({ actor, search, after });
   if (districts.length === 0) {
-    return search || after
-      ? <EmptyState title="No districts match">Change or clear the search.</EmptyState>
-      : <EmptyState title="No districts yet">A district appears when its first key event arrives.</EmptyState>;
+    return search || after ? (
+      <EmptyState title="No districts match">Change or clear the search.</EmptyState>
+    ) : (
+      <EmptyState title="No districts yet">A district appears when its first key event arrives.</EmptyState>
+    );
   }
   const query = search ? new URLSearchParams({ q: search }).toString() : "";
   return (
     <>
-    <Card>
-      <Table label="Districts">
-        <thead>
-          <tr>
-            <Th>District</Th>
-            <Th>Active keys</Th>
-            <Th>Needs attention</Th>
-            <Th>Last event</Th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {districts.map((d) => (
-            <tr key={d.id}>
-              <Td>
-                <Link className="font-medium underline" href={`/districts/${encodeURIComponent(d.id)}`}>
-                  {d.name ?? d.id}
-                </Link>
-                <div className="text-xs text-slate-500">{d.id}</div>
-              </Td>
-              <Td>{d.activeKeys}</Td>
-              <Td className="space-x-1">
-                {d.openAlerts ? <Badge tone="amber">{d.openAlerts} superseded</Badge> : null}
-                {d.pendingRevokes ? <Badge tone="blue">{d.pendingRevokes} awaiting confirmation</Badge> : null}
-                {!d.openAlerts && !d.pendingRevokes ? <span className="text-slate-400">—</span> : null}
-              </Td>
-              <Td className="whitespace-nowrap text-xs">{formatTime(d.lastEventAt)}</Td>
+      <Card>
+        <Table label="Districts">
+          <thead>
+            <tr>
+              <Th>District</Th>
+              <Th>Active keys</Th>
+              <Th>Needs attention</Th>
+              <Th>Last event</Th>
             </tr>
-          ))}
-        </tbody>
-      </Table>
-    </Card>
-    <KeysetPager basePath="/districts" query={query} cursorParam={after} nextCursor={nextAfter} />
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {districts.map((d) => (
+              <tr key={d.id}>
+                <Td>
+                  <Link className="font-medium underline" href={`/districts/${encodeURIComponent(d.id)}`}>
+                    {d.name ?? d.id}
+                  </Link>
+                  <div className="text-xs text-slate-500">{d.id}</div>
+                </Td>
+                <Td>{d.activeKeys}</Td>
+                <Td className="space-x-1">
+                  {d.openAlerts ? <Badge tone="amber">{d.openAlerts} superseded</Badge> : null}
+                  {d.pendingRevokes ? <Badge tone="blue">{d.pendingRevokes} awaiting confirmation</Badge> : null}
+                  {!d.openAlerts && !d.pendingRevokes ? <span className="text-slate-400">—</span> : null}
+                </Td>
+                <Td className="whitespace-nowrap text-xs">{formatTime(d.lastEventAt)}</Td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      </Card>
+      <KeysetPager basePath="/districts" query={query} cursorParam={after} nextCursor={nextAfter} />
     </>
   );
 }

@@ -14,7 +14,12 @@ import { Table, Td, Th } from "@/components/ui/table";
 import { tenantScope, type Actor } from "@/lib/auth/actor";
 import { isAppError } from "@/lib/errors";
 import { decodeCursor } from "@/lib/listing/keyset-cursor";
-import { LEDGER_OUTCOMES, ledgerFiltersToQuery, parseLedgerFilters, type LedgerFilters } from "@/lib/ledger/ledger-filters";
+import {
+  LEDGER_OUTCOMES,
+  ledgerFiltersToQuery,
+  parseLedgerFilters,
+  type LedgerFilters,
+} from "@/lib/ledger/ledger-filters";
 import { listLedger } from "@/lib/ledger/list-ledger";
 import { requirePageActor } from "../../_lib/session";
 
@@ -47,11 +52,21 @@ export default async function LedgerPage({ searchParams }: { searchParams: Promi
       />
       <Card className="mb-6">
         <form method="get" className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3" aria-label="Ledger filters">
-          {actor.role === "district_admin" ? null : <TextField label="District" name="tenant" defaultValue={filters.tenantId} placeholder="district-4417" />}
+          {actor.role === "district_admin" ? null : (
+            <TextField label="District" name="tenant" defaultValue={filters.tenantId} placeholder="district-4417" />
+          )}
           <TextField label="Type" name="type" defaultValue={filters.type} placeholder="key.revoked" />
-          <SelectField label="Outcome" name="outcome" defaultValue={typeof params.outcome === "string" ? params.outcome : ""} options={[{ value: "", label: "Any" }, ...LEDGER_OUTCOMES.map((o) => ({ value: o, label: o }))]} />
+          <SelectField
+            label="Outcome"
+            name="outcome"
+            defaultValue={typeof params.outcome === "string" ? params.outcome : ""}
+            options={[{ value: "", label: "Any" }, ...LEDGER_OUTCOMES.map((o) => ({ value: o, label: o }))]}
+          />
           <TextField label="Event id" name="event" defaultValue={filters.eventId} placeholder="evt_…" />
-          <TimeRangeFields from={filters.from ?? (typeof params.from === "string" ? params.from : undefined)} to={filters.to ?? (typeof params.to === "string" ? params.to : undefined)} />
+          <TimeRangeFields
+            from={filters.from ?? (typeof params.from === "string" ? params.from : undefined)}
+            to={filters.to ?? (typeof params.to === "string" ? params.to : undefined)}
+          />
           <FilterActions clearHref="/ledger" />
         </form>
       </Card>
@@ -65,10 +80,24 @@ export default async function LedgerPage({ searchParams }: { searchParams: Promi
   );
 }
 
-async function LedgerTable({ actor, filters, cursorParam, query }: { actor: Actor; filters: LedgerFilters; cursorParam?: string; query: string }) {
+async function LedgerTable({
+  actor,
+  filters,
+  cursorParam,
+  query,
+}: {
+  actor: Actor;
+  filters: LedgerFilters;
+  cursorParam?: string;
+  query: string;
+}) {
   const page = await listLedger({ actor, filters, cursor: decodeCursor(cursorParam) });
   if (page.rows.length === 0) {
-    return <EmptyState title="No events match">{query || cursorParam ? "Change or clear the filters." : "Events appear here as the provider delivers them."}</EmptyState>;
+    return (
+      <EmptyState title="No events match">
+        {query || cursorParam ? "Change or clear the filters." : "Events appear here as the provider delivers them."}
+      </EmptyState>
+    );
   }
   return (
     <Card>
@@ -88,15 +117,26 @@ async function LedgerTable({ actor, filters, cursorParam, query }: { actor: Acto
           {page.rows.map((row) => (
             <tr key={String(row.id)}>
               <Td className="whitespace-nowrap text-xs">{formatTime(row.receivedAt)}</Td>
-              <Td label="District" className="whitespace-nowrap text-xs">{row.tenantId}</Td>
+              <Td label="District" className="whitespace-nowrap text-xs">
+                {row.tenantId}
+              </Td>
               <Td label="Event">
-                <Link className="font-mono text-xs underline max-md:break-all md:whitespace-nowrap" href={`/ledger/${row.id}`}>
+                <Link
+                  className="font-mono text-xs underline max-md:break-all md:whitespace-nowrap"
+                  href={`/ledger/${row.id}`}
+                >
                   {row.eventId}
                 </Link>
               </Td>
-              <Td label="Type" className="text-xs">{row.type}</Td>
-              <Td label="Key" className="font-mono text-xs">{row.keyId ?? "—"}</Td>
-              <Td label="Seq" className="text-xs">{row.sequence === null ? "—" : String(row.sequence)}</Td>
+              <Td label="Type" className="text-xs">
+                {row.type}
+              </Td>
+              <Td label="Key" className="font-mono text-xs">
+                {row.keyId ?? "—"}
+              </Td>
+              <Td label="Seq" className="text-xs">
+                {row.sequence === null ? "—" : String(row.sequence)}
+              </Td>
               <Td label="Outcome">
                 <OutcomeBadge outcome={row.outcome} />
                 {row.reason ? <div className="mt-1 max-w-xs text-xs text-slate-500">{row.reason}</div> : null}

@@ -16,7 +16,10 @@ export default async function OverviewPage() {
   const actor = await requirePageActor("overview.view");
   return (
     <>
-      <PageHeader title="Overview" description={actor.tenantId ? `District ${actor.tenantId}, today (UTC).` : "All districts, today (UTC)."} />
+      <PageHeader
+        title="Overview"
+        description={actor.tenantId ? `District ${actor.tenantId}, today (UTC).` : "All districts, today (UTC)."}
+      />
       <Suspense fallback={<Skeleton label="Loading the overview…" />}>
         <OverviewNumbers actor={actor} />
       </Suspense>
@@ -34,11 +37,29 @@ async function OverviewNumbers({ actor }: { actor: Actor }) {
         {outcomes.map((outcome) => (
           <Stat key={outcome} label={`${outcome} today`} value={formatNumber(overview.outcomesToday[outcome] ?? 0)} />
         ))}
-        <Stat label="Duplicates absorbed today" value={formatNumber(overview.duplicatesToday)} hint="Redeliveries answered without a second change" />
-        <Stat label="In quarantine" value={formatNumber(overview.quarantineOpen)} tone={overview.quarantineOpen > 0 ? "warn" : "default"} hint="Events waiting for a human" />
-        <Stat label="Active keys" value={formatNumber(overview.activeKeys)} hint={overview.openAlerts ? `${overview.openAlerts} superseded, never revoked` : undefined} tone={overview.openAlerts ? "warn" : "default"} />
+        <Stat
+          label="Duplicates absorbed today"
+          value={formatNumber(overview.duplicatesToday)}
+          hint="Redeliveries answered without a second change"
+        />
+        <Stat
+          label="In quarantine"
+          value={formatNumber(overview.quarantineOpen)}
+          tone={overview.quarantineOpen > 0 ? "warn" : "default"}
+          hint="Events waiting for a human"
+        />
+        <Stat
+          label="Active keys"
+          value={formatNumber(overview.activeKeys)}
+          hint={overview.openAlerts ? `${overview.openAlerts} superseded, never revoked` : undefined}
+          tone={overview.openAlerts ? "warn" : "default"}
+        />
         <Stat label="Ledger size" value={formatNumber(overview.ledgerRows)} hint="Claims kept for deduplication" />
-        <Stat label="Delivery success today" value={formatPercent(overview.deliverySuccessRate)} hint={`${formatNumber(overview.deliveriesToday)} deliveries answered`} />
+        <Stat
+          label="Delivery success today"
+          value={formatPercent(overview.deliverySuccessRate)}
+          hint={`${formatNumber(overview.deliveriesToday)} deliveries answered`}
+        />
       </div>
       <Card title="Deliveries by outcome, last 14 days (UTC)">
         <OutcomeChart chart={overview.chart} />

@@ -10,7 +10,10 @@ export async function ReadinessLine({ actor }: { actor: Actor }) {
   if (!can(actor, "readiness.view")) return null;
   const { lastRun, missing } = await getReadinessSummary({ actor });
   return (
-    <div className="flex flex-wrap items-center gap-2 rounded-lg border border-slate-200 bg-white p-3 text-sm shadow-sm" data-testid="readiness-line">
+    <div
+      className="flex flex-wrap items-center gap-2 rounded-lg border border-slate-200 bg-white p-3 text-sm shadow-sm"
+      data-testid="readiness-line"
+    >
       <span className="font-medium text-slate-700">Retries:</span>
       {lastRun === null ? (
         <>

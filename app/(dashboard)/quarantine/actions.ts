@@ -8,9 +8,16 @@ export const resolveQuarantineAction = action(
   "quarantine.resolve",
   z.object({ id: text(20), resolution: text(40), note: text(500) }),
   async (input, actor) => {
-    const result = await resolveQuarantinedEvent({ actor, id: input.id, resolution: input.resolution, note: input.note });
+    const result = await resolveQuarantinedEvent({
+      actor,
+      id: input.id,
+      resolution: input.resolution,
+      note: input.note,
+    });
     revalidatePath("/quarantine");
-    return result.outcome === "resolved" ? `${result.eventId} marked resolved.` : `${result.eventId} was already resolved.`;
+    return result.outcome === "resolved"
+      ? `${result.eventId} marked resolved.`
+      : `${result.eventId} was already resolved.`;
   },
   { target: (input) => input.id },
 );

@@ -20,7 +20,10 @@ export default async function QuarantinePage() {
   const actor = await requirePageActor("quarantine.view");
   return (
     <>
-      <PageHeader title="Quarantine" description="Authentic events we could not use, and keys that may still be live. Each needs a human." />
+      <PageHeader
+        title="Quarantine"
+        description="Authentic events we could not use, and keys that may still be live. Each needs a human."
+      />
       <Suspense fallback={<Skeleton label="Loading quarantine…" />}>
         <QuarantineLists actor={actor} />
       </Suspense>
@@ -52,8 +55,17 @@ async function QuarantineLists({ actor }: { actor: Actor }) {
                   <div className="text-xs text-slate-500">{formatTime(event.receivedAt)}</div>
                 </div>
                 {mayResolve ? (
-                  <ActionForm action={resolveQuarantineAction} hidden={{ id: String(event.id) }} submitLabel="Mark resolved" tone="secondary">
-                    <SelectField label="Resolution" name="resolution" options={Object.entries(RESOLUTIONS).map(([value, label]) => ({ value, label }))} />
+                  <ActionForm
+                    action={resolveQuarantineAction}
+                    hidden={{ id: String(event.id) }}
+                    submitLabel="Mark resolved"
+                    tone="secondary"
+                  >
+                    <SelectField
+                      label="Resolution"
+                      name="resolution"
+                      options={Object.entries(RESOLUTIONS).map(([value, label]) => ({ value, label }))}
+                    />
                     <TextField label="Note (optional)" name="note" />
                   </ActionForm>
                 ) : null}
@@ -63,7 +75,10 @@ async function QuarantineLists({ actor }: { actor: Actor }) {
         )}
       </Card>
       <Card title={`Superseded keys (${supersededKeys.length})`}>
-        <p className="mb-3 text-sm text-slate-600">A newer key replaced these without the provider deactivating them: they may still work. Revoke them from their district page.</p>
+        <p className="mb-3 text-sm text-slate-600">
+          A newer key replaced these without the provider deactivating them: they may still work. Revoke them from their
+          district page.
+        </p>
         {supersededKeys.length === 0 ? (
           <EmptyState title="No possibly-live keys" />
         ) : (

@@ -38,13 +38,20 @@ async function ReadinessRuns({ actor }: { actor: Actor }) {
     <div className="space-y-6">
       <Card title="Run the check">
         <p className="mb-3 text-sm text-slate-700">
-          Every step sends real deliveries to the canary district <span className="font-mono">{CANARY_TENANT_ID}</span>, which no district list, count or
-          export shows. It takes a few seconds (the forced failure holds the canary&apos;s row lock past INGEST_TX_TIMEOUT_MS). Operators and CI run the same
-          check with <span className="font-mono">npm run readiness</span>.
+          Every step sends real deliveries to the canary district <span className="font-mono">{CANARY_TENANT_ID}</span>,
+          which no district list, count or export shows. It takes a few seconds (the forced failure holds the
+          canary&apos;s row lock past INGEST_TX_TIMEOUT_MS). Operators and CI run the same check with{" "}
+          <span className="font-mono">npm run readiness</span>.
         </p>
-        {can(actor, "readiness.run") ? <ActionForm action={runReadinessAction} submitLabel="Run the readiness check now" /> : null}
+        {can(actor, "readiness.run") ? (
+          <ActionForm action={runReadinessAction} submitLabel="Run the readiness check now" />
+        ) : null}
       </Card>
-      {latest ? <LatestRun run={latest} /> : <EmptyState title="No readiness run yet">Run the check to see whether retries are safe to keep on.</EmptyState>}
+      {latest ? (
+        <LatestRun run={latest} />
+      ) : (
+        <EmptyState title="No readiness run yet">Run the check to see whether retries are safe to keep on.</EmptyState>
+      )}
       {runs.length > 0 ? <RunHistory runs={runs} /> : null}
     </div>
   );
@@ -77,7 +84,9 @@ function LatestRun({ run }: { run: StoredReadinessRun }) {
                 ) : null}
                 <details className="mt-1 text-xs text-slate-500">
                   <summary className="cursor-pointer">Evidence ({(step.durationMs / 1000).toFixed(1)} s)</summary>
-                  <pre className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2 font-mono">{JSON.stringify(step.evidence, null, 2)}</pre>
+                  <pre className="mt-1 max-h-64 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2 font-mono">
+                    {JSON.stringify(step.evidence, null, 2)}
+                  </pre>
                 </details>
               </div>
             </div>
@@ -113,7 +122,11 @@ function RunHistory({ runs }: { runs: StoredReadinessRun[] }) {
                   <Badge tone="green">passed</Badge>
                 ) : (
                   <span className="text-sm">
-                    <Badge tone="red">failed</Badge> {run.steps.filter((s) => !s.passed).map((s) => s.id.replace(/_/g, " ")).join(", ")}
+                    <Badge tone="red">failed</Badge>{" "}
+                    {run.steps
+                      .filter((s) => !s.passed)
+                      .map((s) => s.id.replace(/_/g, " "))
+                      .join(", ")}
                   </span>
                 )}
               </Td>

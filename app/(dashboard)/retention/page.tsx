@@ -20,7 +20,10 @@ export default async function RetentionPage() {
   const actor = await requirePageActor("retention.view");
   return (
     <>
-      <PageHeader title="Retention" description="How long claims are kept so a late retry is still recognised, and what the purge does." />
+      <PageHeader
+        title="Retention"
+        description="How long claims are kept so a late retry is still recognised, and what the purge does."
+      />
       <Suspense fallback={<Skeleton label="Loading retention…" />}>
         <RetentionDetails actor={actor} />
       </Suspense>
@@ -34,23 +37,52 @@ async function RetentionDetails({ actor }: { actor: Actor }) {
   return (
     <div className="space-y-6">
       <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
-        <Stat label="Retention window" value={plural(settings.retentionDays, "day")} hint={`${formatNumber(windowHours)} h; payloads ${plural(settings.payloadRetentionDays, "day")}`} />
-        <Stat label="Provider retry horizon" value={`${settings.retryHorizonHours} h`} hint={`+ ${settings.marginHours} h margin must stay below the window`} />
+        <Stat
+          label="Retention window"
+          value={plural(settings.retentionDays, "day")}
+          hint={`${formatNumber(windowHours)} h; payloads ${plural(settings.payloadRetentionDays, "day")}`}
+        />
+        <Stat
+          label="Provider retry horizon"
+          value={`${settings.retryHorizonHours} h`}
+          hint={`+ ${settings.marginHours} h margin must stay below the window`}
+        />
         <Stat label="Oldest claim" value={<span className="text-base">{formatTime(stats.oldestClaimAt)}</span>} />
         <Stat label="Expiring in 24 h" value={formatNumber(stats.expiringNext24h)} />
         <Stat label="Claims" value={formatNumber(stats.claimRows)} hint={formatBytes(stats.claimBytes)} />
         <Stat label="Receipts" value={formatNumber(stats.receiptRows)} hint={formatBytes(stats.receiptBytes)} />
         <Stat label="Awaiting purge" value={formatNumber(stats.expiredAwaitingPurge)} />
-        <Stat label="Last purge" value={<span className="text-base">{stats.lastRun ? formatTime(stats.lastRun.startedAt) : "never"}</span>} hint={stats.lastRun?.status} />
+        <Stat
+          label="Last purge"
+          value={<span className="text-base">{stats.lastRun ? formatTime(stats.lastRun.startedAt) : "never"}</span>}
+          hint={stats.lastRun?.status}
+        />
       </div>
 
       {can(actor, "retention.edit") ? (
         <Card title="Settings">
           <ActionForm action={saveRetentionAction} submitLabel="Save settings" className="max-w-xl">
             <div className="grid gap-3 sm:grid-cols-3">
-              <TextField label="Retention (days)" name="retentionDays" type="number" defaultValue={String(settings.retentionDays)} required />
-              <TextField label="Provider retry horizon (h)" name="retryHorizonHours" type="number" defaultValue={String(settings.retryHorizonHours)} required />
-              <TextField label="Payload retention (days)" name="payloadRetentionDays" type="number" defaultValue={String(settings.payloadRetentionDays)} />
+              <TextField
+                label="Retention (days)"
+                name="retentionDays"
+                type="number"
+                defaultValue={String(settings.retentionDays)}
+                required
+              />
+              <TextField
+                label="Provider retry horizon (h)"
+                name="retryHorizonHours"
+                type="number"
+                defaultValue={String(settings.retryHorizonHours)}
+                required
+              />
+              <TextField
+                label="Payload retention (days)"
+                name="payloadRetentionDays"
+                type="number"
+                defaultValue={String(settings.payloadRetentionDays)}
+              />
             </div>
           </ActionForm>
         </Card>
@@ -78,7 +110,9 @@ async function RetentionDetails({ actor }: { actor: Actor }) {
                   <Td className="whitespace-nowrap text-xs">{formatTime(run.startedAt)}</Td>
                   <Td className="text-xs">{run.trigger}</Td>
                   <Td>
-                    <Badge tone={run.status === "ran" ? "green" : run.status === "failed" ? "red" : "slate"}>{run.status}</Badge>
+                    <Badge tone={run.status === "ran" ? "green" : run.status === "failed" ? "red" : "slate"}>
+                      {run.status}
+                    </Badge>
                     {run.error ? <div className="text-xs text-rose-700">{run.error}</div> : null}
                   </Td>
                   <Td>{formatNumber(run.claimsDeleted)}</Td>

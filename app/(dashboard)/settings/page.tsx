@@ -26,7 +26,10 @@ export default async function SettingsPage() {
   const actor = await requirePageActor("settings.view");
   return (
     <>
-      <PageHeader title="Settings" description="Where the provider sends our webhooks, and which signing secrets this deployment accepts." />
+      <PageHeader
+        title="Settings"
+        description="Where the provider sends our webhooks, and which signing secrets this deployment accepts."
+      />
       <Suspense fallback={<Skeleton label="Checking the provider…" />}>
         <SettingsDetails actor={actor} />
       </Suspense>
@@ -56,7 +59,8 @@ async function SettingsDetails({ actor }: { actor: Actor }) {
       <Card title="Webhook registration">
         {provider.kind === "unreachable" ? (
           <Notice tone="warn">
-            <strong>Provider unreachable:</strong> {provider.message}. The stored registration below is still ours; registering needs the provider.
+            <strong>Provider unreachable:</strong> {provider.message}. The stored registration below is still ours;
+            registering needs the provider.
           </Notice>
         ) : null}
         {provider.kind === "key_refused" ? (
@@ -65,11 +69,17 @@ async function SettingsDetails({ actor }: { actor: Actor }) {
           </Notice>
         ) : null}
         {registration.hookId && !urlMatches ? (
-          <Notice tone="warn">The registered URL differs from the URL the provider should call. Register now to point the provider at it.</Notice>
+          <Notice tone="warn">
+            The registered URL differs from the URL the provider should call. Register now to point the provider at it.
+          </Notice>
         ) : null}
         <dl className="divide-y divide-slate-100">
-          <Row label="Registered hook id">{registration.hookId ? <span className="font-mono">{registration.hookId}</span> : "not registered yet"}</Row>
-          <Row label="Registered URL">{registration.hookUrl ? <span className="font-mono">{registration.hookUrl}</span> : "—"}</Row>
+          <Row label="Registered hook id">
+            {registration.hookId ? <span className="font-mono">{registration.hookId}</span> : "not registered yet"}
+          </Row>
+          <Row label="Registered URL">
+            {registration.hookUrl ? <span className="font-mono">{registration.hookUrl}</span> : "—"}
+          </Row>
           <Row label="Last registered">
             {formatTime(registration.updatedAt)}
             {registration.updatedBy ? ` by ${registration.updatedBy}` : ""}
@@ -80,13 +90,22 @@ async function SettingsDetails({ actor }: { actor: Actor }) {
           </Row>
           <Row label="Provider API">
             <span className="font-mono">{settings.providerUrl}</span>{" "}
-            {provider.kind === "reachable" ? <Badge tone="green">reachable</Badge> : provider.kind === "key_refused" ? <Badge tone="amber">key refused</Badge> : <Badge tone="red">unreachable</Badge>}
+            {provider.kind === "reachable" ? (
+              <Badge tone="green">reachable</Badge>
+            ) : provider.kind === "key_refused" ? (
+              <Badge tone="amber">key refused</Badge>
+            ) : (
+              <Badge tone="red">unreachable</Badge>
+            )}
           </Row>
         </dl>
         {can(actor, "settings.manage") ? (
           <div className="mt-4">
             <ActionForm action={registerWebhookAction} submitLabel="Register webhook now" tone="secondary">
-              <p className="text-xs text-slate-500">Safe to repeat: when this URL is already registered nothing changes, and the provider never creates a second hook for it.</p>
+              <p className="text-xs text-slate-500">
+                Safe to repeat: when this URL is already registered nothing changes, and the provider never creates a
+                second hook for it.
+              </p>
             </ActionForm>
           </div>
         ) : null}
@@ -94,8 +113,9 @@ async function SettingsDetails({ actor }: { actor: Actor }) {
 
       <Card title="Signing secrets">
         <p className="mb-3 text-sm text-slate-700">
-          {settings.secrets.length === 1 ? "1 secret is" : `${settings.secrets.length} secrets are`} configured in WEBHOOK_SECRETS; a delivery signed with any of
-          them is accepted. Shown as fingerprints (the first 8 hex characters of the secret&apos;s SHA-256), never the secret itself.
+          {settings.secrets.length === 1 ? "1 secret is" : `${settings.secrets.length} secrets are`} configured in
+          WEBHOOK_SECRETS; a delivery signed with any of them is accepted. Shown as fingerprints (the first 8 hex
+          characters of the secret&apos;s SHA-256), never the secret itself.
         </p>
         <Table label="Signing secrets">
           <thead>
@@ -110,14 +130,17 @@ async function SettingsDetails({ actor }: { actor: Actor }) {
               <tr key={`${index}-${secret.fingerprint}`}>
                 <Td>{index + 1}</Td>
                 <Td className="font-mono">{secret.fingerprint}</Td>
-                <Td className="text-xs">{secret.isDevelopmentSecret ? <Badge tone="amber">public development secret</Badge> : "—"}</Td>
+                <Td className="text-xs">
+                  {secret.isDevelopmentSecret ? <Badge tone="amber">public development secret</Badge> : "—"}
+                </Td>
               </tr>
             ))}
           </tbody>
         </Table>
         <p className="mt-3 text-sm text-slate-600">
-          To rotate: add the new secret to WEBHOOK_SECRETS alongside the old one and restart, so both are accepted; then switch the provider to the new
-          secret; once it signs only with the new one, remove the old secret and restart again.
+          To rotate: add the new secret to WEBHOOK_SECRETS alongside the old one and restart, so both are accepted; then
+          switch the provider to the new secret; once it signs only with the new one, remove the old secret and restart
+          again.
         </p>
       </Card>
 

@@ -17,14 +17,16 @@ export async function SignatureTelemetryCard({ actor }: { actor: Actor }) {
     <Card title="Secret usage and clock skew">
       {telemetry.skewWarning ? (
         <Notice tone="warn">
-          <strong>Clock skew is close to the tolerance:</strong> p99 {seconds(skew.p99Ms)} of ±{telemetry.toleranceSeconds} s over the last 24 h
-          {skew.expired24h > 0 ? `, ${formatNumber(skew.expired24h)} deliveries refused as expired` : ""}. Check the clocks (NTP) here and at the provider, or
-          raise WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS.
+          <strong>Clock skew is close to the tolerance:</strong> p99 {seconds(skew.p99Ms)} of ±
+          {telemetry.toleranceSeconds} s over the last 24 h
+          {skew.expired24h > 0 ? `, ${formatNumber(skew.expired24h)} deliveries refused as expired` : ""}. Check the
+          clocks (NTP) here and at the provider, or raise WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS.
         </Notice>
       ) : null}
       <p className="mb-3 text-sm text-slate-700">
-        Which secret verified each delivery, from the receipts. A secret is <strong>safe to retire</strong> once another one has taken over and it has verified
-        nothing for longer than the provider&apos;s retry horizon ({telemetry.retryHorizonHours} h): no retry signed with it can still arrive.
+        Which secret verified each delivery, from the receipts. A secret is <strong>safe to retire</strong> once another
+        one has taken over and it has verified nothing for longer than the provider&apos;s retry horizon (
+        {telemetry.retryHorizonHours} h): no retry signed with it can still arrive.
       </p>
       <Table label="Secret usage">
         <thead>
@@ -61,9 +63,10 @@ export async function SignatureTelemetryCard({ actor }: { actor: Actor }) {
         </tbody>
       </Table>
       <p className="mt-3 text-sm text-slate-600">
-        All deliveries with a timestamp, last 24 h: skew p50 {seconds(skew.p50Ms)}, p99 {seconds(skew.p99Ms)} over {formatNumber(skew.samples24h)} deliveries;{" "}
-        {formatNumber(skew.expired24h)} refused as outside the tolerance of ±{telemetry.toleranceSeconds} s (WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS). A warning
-        shows from {Math.round(SKEW_WARNING_SHARE * 100)} % of the tolerance.
+        All deliveries with a timestamp, last 24 h: skew p50 {seconds(skew.p50Ms)}, p99 {seconds(skew.p99Ms)} over{" "}
+        {formatNumber(skew.samples24h)} deliveries; {formatNumber(skew.expired24h)} refused as outside the tolerance of
+        ±{telemetry.toleranceSeconds} s (WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS). A warning shows from{" "}
+        {Math.round(SKEW_WARNING_SHARE * 100)} % of the tolerance.
       </p>
     </Card>
   );

@@ -16,7 +16,14 @@ export const createUserAction = action(
   // The password is not trimmed or shortened: taken exactly as typed (the service checks its length).
   z.object({ email: text(400), name: text(300), role: text(40), tenantId: text(300), password: verbatim() }),
   async (input, actor) => {
-    const created = await createUser({ actor, email: input.email, name: input.name, role: input.role, tenantId: input.tenantId, password: input.password });
+    const created = await createUser({
+      actor,
+      email: input.email,
+      name: input.name,
+      role: input.role,
+      tenantId: input.tenantId,
+      password: input.password,
+    });
     revalidatePath("/users");
     return created.generatedPassword
       ? `Created ${created.email}. Initial password (shown only now, copy it): ${created.generatedPassword}`
@@ -31,7 +38,9 @@ export const disableUserAction = action(
   async (input, actor) => {
     const result = await disableUser({ actor, userId: input.userId });
     revalidatePath("/users");
-    return result.changed ? `${result.email} disabled; their next request is refused.` : `${result.email} was already disabled.`;
+    return result.changed
+      ? `${result.email} disabled; their next request is refused.`
+      : `${result.email} was already disabled.`;
   },
   byUserId,
 );

@@ -10,7 +10,11 @@ import { CreateUserForm, UserRowActions } from "./user-forms";
 
 export const metadata = { title: "Users · Keyhook" };
 
-const roleNames: Record<string, string> = { district_admin: "District admin", support: "Support", platform_admin: "Platform admin" };
+const roleNames: Record<string, string> = {
+  district_admin: "District admin",
+  support: "Support",
+  platform_admin: "Platform admin",
+};
 
 function StatusBadge({ status }: { status: UserStatus }) {
   if (status.kind === "disabled") return <Badge tone="red">disabled</Badge>;
@@ -23,7 +27,10 @@ export default async function UsersPage() {
   const { users, districts } = await listUsers({ actor });
   return (
     <>
-      <PageHeader title="Users" description="Who may sign in, with which role and district. Changes apply on the user's next request." />
+      <PageHeader
+        title="Users"
+        description="Who may sign in, with which role and district. Changes apply on the user's next request."
+      />
       <div className="space-y-6">
         <Card title="Create a user">
           <CreateUserForm districts={districts} />
@@ -50,13 +57,21 @@ export default async function UsersPage() {
                       <div className="break-all">{user.email}</div>
                       <div className="text-xs text-slate-500">{user.name ?? "—"}</div>
                     </Td>
-                    <Td label="Role" className="whitespace-nowrap">{roleNames[user.role] ?? user.role}</Td>
-                    <Td label="District" className="whitespace-nowrap font-mono text-xs">{user.tenantId ?? "—"}</Td>
+                    <Td label="Role" className="whitespace-nowrap">
+                      {roleNames[user.role] ?? user.role}
+                    </Td>
+                    <Td label="District" className="whitespace-nowrap font-mono text-xs">
+                      {user.tenantId ?? "—"}
+                    </Td>
                     <Td label="Status">
                       <StatusBadge status={user.status} />
-                      {user.failedLogins > 0 ? <div className="text-xs text-slate-500">{plural(user.failedLogins, "failed sign-in")}</div> : null}
+                      {user.failedLogins > 0 ? (
+                        <div className="text-xs text-slate-500">{plural(user.failedLogins, "failed sign-in")}</div>
+                      ) : null}
                     </Td>
-                    <Td label="Last sign-in" className="whitespace-nowrap text-xs">{formatTime(user.lastLoginAt)}</Td>
+                    <Td label="Last sign-in" className="whitespace-nowrap text-xs">
+                      {formatTime(user.lastLoginAt)}
+                    </Td>
                     <Td className="md:min-w-64">
                       <UserRowActions user={user} districts={districts} isSelf={user.id === actor.id} />
                     </Td>

@@ -14,7 +14,10 @@ const roleOptions = [
 ];
 
 function districtOptions(districts: District[]) {
-  return [{ value: "", label: "— none (staff) —" }, ...districts.map((d) => ({ value: d.id, label: d.name ? `${d.name} (${d.id})` : d.id }))];
+  return [
+    { value: "", label: "— none (staff) —" },
+    ...districts.map((d) => ({ value: d.id, label: d.name ? `${d.name} (${d.id})` : d.id })),
+  ];
 }
 
 export function CreateUserForm({ districts }: { districts: District[] }) {
@@ -25,13 +28,25 @@ export function CreateUserForm({ districts }: { districts: District[] }) {
         <TextField label="Name" name="name" />
         <SelectField label="Role" name="role" defaultValue="district_admin" options={roleOptions} />
         <SelectField label="District" name="tenantId" options={districtOptions(districts)} />
-        <TextField label="Initial password (at least 12 characters; leave empty to generate one)" name="password" type="password" />
+        <TextField
+          label="Initial password (at least 12 characters; leave empty to generate one)"
+          name="password"
+          type="password"
+        />
       </div>
     </ActionForm>
   );
 }
 
-export function UserRowActions({ user, districts, isSelf }: { user: UserView; districts: District[]; isSelf: boolean }) {
+export function UserRowActions({
+  user,
+  districts,
+  isSelf,
+}: {
+  user: UserView;
+  districts: District[];
+  isSelf: boolean;
+}) {
   return (
     <div className="space-y-3">
       {/* Your own role, and disabling yourself, are changed by another platform admin (see lib/users). */}
@@ -42,7 +57,12 @@ export function UserRowActions({ user, districts, isSelf }: { user: UserView; di
           <ActionForm action={updateUserAction} hidden={{ userId: user.id }} submitLabel="Save role" tone="secondary">
             <div className="grid gap-2 sm:grid-cols-2">
               <SelectField label="Role" name="role" defaultValue={user.role} options={roleOptions} />
-              <SelectField label="District" name="tenantId" defaultValue={user.tenantId ?? ""} options={districtOptions(districts)} />
+              <SelectField
+                label="District"
+                name="tenantId"
+                defaultValue={user.tenantId ?? ""}
+                options={districtOptions(districts)}
+              />
             </div>
           </ActionForm>
           {user.status.kind === "disabled" ? (
@@ -53,13 +73,21 @@ export function UserRowActions({ user, districts, isSelf }: { user: UserView; di
               hidden={{ userId: user.id }}
               submitLabel="Disable"
               tone="danger"
-              confirm={{ prompt: `Disable ${user.email}? Their next request is refused until someone enables them again.`, confirmLabel: "Yes, disable" }}
+              confirm={{
+                prompt: `Disable ${user.email}? Their next request is refused until someone enables them again.`,
+                confirmLabel: "Yes, disable",
+              }}
             />
           )}
         </>
       )}
       {user.status.kind === "locked" || user.failedLogins > 0 ? (
-        <ActionForm action={unlockUserAction} hidden={{ userId: user.id }} submitLabel="Reset lockout" tone="secondary" />
+        <ActionForm
+          action={unlockUserAction}
+          hidden={{ userId: user.id }}
+          submitLabel="Reset lockout"
+          tone="secondary"
+        />
       ) : null}
     </div>
   );

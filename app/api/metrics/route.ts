@@ -9,8 +9,10 @@ export const dynamic = "force-dynamic";
 
 export async function GET(request: Request) {
   const verdict = authorizeScrape(request.headers.get("authorization"), env().METRICS_TOKEN);
-  if (verdict === "not_configured") return toResponse(new AppError("not_found", "metrics are disabled: set METRICS_TOKEN"));
-  if (verdict === "denied") return toResponse(new AppError("unauthorized", "a valid bearer token is required", { challenge: "Bearer" }));
+  if (verdict === "not_configured")
+    return toResponse(new AppError("not_found", "metrics are disabled: set METRICS_TOKEN"));
+  if (verdict === "denied")
+    return toResponse(new AppError("unauthorized", "a valid bearer token is required", { challenge: "Bearer" }));
 
   const { registry } = metrics();
   let databaseText = "";

@@ -27,15 +27,31 @@ export type SimulatorStats = {
   hooks: number;
   events: number;
   messages: { pending: number; succeeded: number; failed: number };
-  attempts: { total: number; succeeded: number; failed: number; manual: number; duplicate: number; lost_response: number; reordered: number };
+  attempts: {
+    total: number;
+    succeeded: number;
+    failed: number;
+    manual: number;
+    duplicate: number;
+    lost_response: number;
+    reordered: number;
+  };
   queued: number;
   inFlight: number;
 };
 
-export async function startSimulator(options: { env?: Record<string, string>; dataDir?: string } = {}): Promise<SimulatorProcess> {
+export async function startSimulator(
+  options: { env?: Record<string, string>; dataDir?: string } = {},
+): Promise<SimulatorProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), "keyhook-sim-"));
   const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "simulator/main.ts"], {
-    env: { ...process.env, PROVIDER_SIM_PORT: "0", PROVIDER_SIM_DATA_DIR: dataDir, PROVIDER_API_KEY: DEV_PROVIDER_API_KEY, ...options.env },
+    env: {
+      ...process.env,
+      PROVIDER_SIM_PORT: "0",
+      PROVIDER_SIM_DATA_DIR: dataDir,
+      PROVIDER_API_KEY: DEV_PROVIDER_API_KEY,
+      ...options.env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
@@ -51,7 +67,7 @@ export async function startSimulator(options: { env?: Record<string, string>; da
   });
   const url = `http://127.0.0.1:${port}`;
 
-  const control = async <T,>(method: string, route: string, body?: unknown): Promise<T> => {
+  const control = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
     const response = await fetch(url + route, {
       method,
       headers: { authorization: `Bearer ${DEV_PROVIDER_API_KEY}`, "content-type": "application/json" },

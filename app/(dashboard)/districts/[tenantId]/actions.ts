@@ -15,7 +15,9 @@ export const revokeKeyAction = action(
   async (input, actor) => {
     const result = await revokeKey({ actor, keyId: input.keyId });
     revalidatePath(`/districts/${encodeURIComponent(result.tenantId)}`);
-    return result.outcome === "revoked" ? `Key ${result.keyId} revoked, awaiting provider confirmation.` : `Key ${result.keyId} was already revoked.`;
+    return result.outcome === "revoked"
+      ? `Key ${result.keyId} revoked, awaiting provider confirmation.`
+      : `Key ${result.keyId} was already revoked.`;
   },
   byKeyId,
 );
@@ -36,8 +38,15 @@ export const issueKeyAction = action(
   "key.issue",
   z.object({ tenantId: text(200), scopes: text(2000), requestToken: text(64) }),
   async (input, actor) => {
-    const result = await issueKey({ actor, tenantId: input.tenantId, scopes: input.scopes.split(/[\s,]+/), requestToken: input.requestToken });
-    return result.staged ? "New key requested from the provider; it appears here when its webhook arrives." : "This request was already sent.";
+    const result = await issueKey({
+      actor,
+      tenantId: input.tenantId,
+      scopes: input.scopes.split(/[\s,]+/),
+      requestToken: input.requestToken,
+    });
+    return result.staged
+      ? "New key requested from the provider; it appears here when its webhook arrives."
+      : "This request was already sent.";
   },
   { target: (input) => input.tenantId },
 );

@@ -25,14 +25,30 @@ function KeyStatus({ keyView }: { keyView: KeyView }) {
   return (
     <div className="flex flex-col items-start gap-1">
       <Badge tone={statusTone[keyView.status as keyof typeof statusTone] ?? "slate"}>{keyView.status}</Badge>
-      {revoke === "awaiting_confirmation" ? <span data-testid="revoke-state" className="text-xs text-sky-800">revoked, awaiting provider confirmation</span> : null}
-      {revoke === "confirmed" ? <span data-testid="revoke-state" className="text-xs text-emerald-700">confirmed</span> : null}
-      {keyView.status === "superseded" ? <span className="text-xs text-amber-800">possibly live: nobody revoked it</span> : null}
+      {revoke === "awaiting_confirmation" ? (
+        <span data-testid="revoke-state" className="text-xs text-sky-800">
+          revoked, awaiting provider confirmation
+        </span>
+      ) : null}
+      {revoke === "confirmed" ? (
+        <span data-testid="revoke-state" className="text-xs text-emerald-700">
+          confirmed
+        </span>
+      ) : null}
+      {keyView.status === "superseded" ? (
+        <span className="text-xs text-amber-800">possibly live: nobody revoked it</span>
+      ) : null}
     </div>
   );
 }
 
-export default async function DistrictPage({ params, searchParams }: { params: Promise<{ tenantId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function DistrictPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ tenantId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const actor = await requirePageActor("districts.view");
   const { tenantId } = await params;
   const query = await searchParams;
@@ -49,26 +65,41 @@ export default async function DistrictPage({ params, searchParams }: { params: P
   const basePath = `/districts/${encodeURIComponent(district.id)}`;
   return (
     <>
-      <PageHeader title={district.name ?? district.id} description={`${district.id} · highest sequence applied: ${district.highWaterMark}`} />
+      <PageHeader
+        title={district.name ?? district.id}
+        description={`${district.id} · highest sequence applied: ${district.highWaterMark}`}
+      />
       <div className="space-y-6">
         <Card title="Keys">
           {district.currentKeys.length === 0 ? (
-            <EmptyState title="No active key">{district.inactiveCount ? "Every key of this district is deactivated." : "Keys appear here when their webhook arrives."}</EmptyState>
+            <EmptyState title="No active key">
+              {district.inactiveCount
+                ? "Every key of this district is deactivated."
+                : "Keys appear here when their webhook arrives."}
+            </EmptyState>
           ) : (
             <KeysTable label="Keys" keys={district.currentKeys} actions={{ mayRevoke, mayRotate }} />
           )}
           {district.inactiveCount > 0 ? (
             // Open when paging through it, so the next page does not land on a closed list.
-            <details className="mt-4 rounded-md border border-slate-200" open={typeof query.inactive === "string"} data-testid="inactive-keys">
+            <details
+              className="mt-4 rounded-md border border-slate-200"
+              open={typeof query.inactive === "string"}
+              data-testid="inactive-keys"
+            >
               <summary className="cursor-pointer px-3 py-2 text-sm font-medium text-slate-700">
-                {plural(district.inactiveCount, "inactive key")} (rotated or revoked: already deactivated, nothing to do)
+                {plural(district.inactiveCount, "inactive key")} (rotated or revoked: already deactivated, nothing to
+                do)
               </summary>
               <div className="border-t border-slate-200 px-1 pb-2">
                 <KeysTable label="Inactive keys" keys={district.inactiveKeys} />
                 {district.inactivePageCount > 1 ? (
                   <nav aria-label="Inactive keys pages" className="mt-2 flex flex-wrap items-center gap-2 px-2 text-sm">
                     {district.inactivePage > 1 ? (
-                      <Link className={buttonClass.secondary} href={`${basePath}?inactive=${district.inactivePage - 1}`}>
+                      <Link
+                        className={buttonClass.secondary}
+                        href={`${basePath}?inactive=${district.inactivePage - 1}`}
+                      >
                         Newer
                       </Link>
                     ) : null}
@@ -76,7 +107,10 @@ export default async function DistrictPage({ params, searchParams }: { params: P
                       Page {district.inactivePage} of {district.inactivePageCount}
                     </span>
                     {district.inactivePage < district.inactivePageCount ? (
-                      <Link className={buttonClass.secondary} href={`${basePath}?inactive=${district.inactivePage + 1}`}>
+                      <Link
+                        className={buttonClass.secondary}
+                        href={`${basePath}?inactive=${district.inactivePage + 1}`}
+                      >
                         Older
                       </Link>
                     ) : null}
@@ -89,8 +123,17 @@ export default async function DistrictPage({ params, searchParams }: { params: P
 
         {can(actor, "key.issue") ? (
           <Card title="Issue a new key">
-            <ActionForm action={issueKeyAction} hidden={{ tenantId: district.id, requestToken: randomBytes(16).toString("hex") }} submitLabel="Issue key">
-              <TextField label="Scopes (space or comma separated)" name="scopes" placeholder="rosters:read grades:read" required />
+            <ActionForm
+              action={issueKeyAction}
+              hidden={{ tenantId: district.id, requestToken: randomBytes(16).toString("hex") }}
+              submitLabel="Issue key"
+            >
+              <TextField
+                label="Scopes (space or comma separated)"
+                name="scopes"
+                placeholder="rosters:read grades:read"
+                required
+              />
             </ActionForm>
           </Card>
         ) : null}
@@ -103,7 +146,11 @@ export default async function DistrictPage({ params, searchParams }: { params: P
           ) : (
             <ol className="space-y-2" aria-label="Event timeline">
               {district.timeline.map((event) => (
-                <li key={String(event.id)} data-event-id={event.eventId} className="flex flex-wrap items-center gap-x-2 gap-y-1 border-b border-slate-100 pb-2 text-sm">
+                <li
+                  key={String(event.id)}
+                  data-event-id={event.eventId}
+                  className="flex flex-wrap items-center gap-x-2 gap-y-1 border-b border-slate-100 pb-2 text-sm"
+                >
                   <span className="whitespace-nowrap text-xs text-slate-500">{formatTime(event.receivedAt)}</span>
                   <TimelineOutcome event={event} />
                   <Link className="break-all font-mono text-xs underline" href={`/ledger/${event.id}`}>
@@ -111,7 +158,9 @@ export default async function DistrictPage({ params, searchParams }: { params: P
                   </Link>
                   <span>{event.type}</span>
                   {event.keyId ? <span className="break-all font-mono text-xs">{event.keyId}</span> : null}
-                  {event.sequence !== null ? <span className="text-xs text-slate-500">seq {String(event.sequence)}</span> : null}
+                  {event.sequence !== null ? (
+                    <span className="text-xs text-slate-500">seq {String(event.sequence)}</span>
+                  ) : null}
                 </li>
               ))}
             </ol>
@@ -141,7 +190,15 @@ function TimelineOutcome({ event }: { event: TimelineEvent }) {
   );
 }
 
-function KeysTable({ label, keys, actions }: { label: string; keys: KeyView[]; actions?: { mayRevoke: boolean; mayRotate: boolean } }) {
+function KeysTable({
+  label,
+  keys,
+  actions,
+}: {
+  label: string;
+  keys: KeyView[];
+  actions?: { mayRevoke: boolean; mayRotate: boolean };
+}) {
   const withActions = actions && (actions.mayRevoke || actions.mayRotate);
   return (
     <Table label={label} stack>
@@ -165,7 +222,9 @@ function KeysTable({ label, keys, actions }: { label: string; keys: KeyView[]; a
             <Td label="Status">
               <KeyStatus keyView={key} />
             </Td>
-            <Td label="Scopes" className="text-xs">{key.scopes.length ? key.scopes.join(", ") : "—"}</Td>
+            <Td label="Scopes" className="text-xs">
+              {key.scopes.length ? key.scopes.join(", ") : "—"}
+            </Td>
             <Td label="Version">{key.version ?? "—"}</Td>
             <Td label="When" className="text-xs">
               <div className="whitespace-nowrap">created {formatTime(key.activatedAt ?? key.createdAt)}</div>
@@ -187,7 +246,12 @@ function KeysTable({ label, keys, actions }: { label: string; keys: KeyView[]; a
 // Only what would change something: a revoked key cannot be revoked again, only an active key
 // rotates. A revoke waiting for the provider says so instead of offering a button.
 function KeyActions({ keyView, mayRevoke, mayRotate }: { keyView: KeyView; mayRevoke: boolean; mayRotate: boolean }) {
-  if (keyView.status === "revoked") return <p className="text-xs text-slate-500">Revoke sent; the provider&apos;s confirmation shows here when it arrives.</p>;
+  if (keyView.status === "revoked")
+    return (
+      <p className="text-xs text-slate-500">
+        Revoke sent; the provider&apos;s confirmation shows here when it arrives.
+      </p>
+    );
   return (
     <div className="flex flex-wrap gap-2 md:flex-col">
       {mayRevoke ? (
@@ -196,10 +260,15 @@ function KeyActions({ keyView, mayRevoke, mayRotate }: { keyView: KeyView; mayRe
           hidden={{ keyId: keyView.id }}
           submitLabel="Revoke"
           tone="danger"
-          confirm={{ prompt: `Revoke ${keyView.id}? Anything using it stops working. This cannot be undone.`, confirmLabel: "Yes, revoke" }}
+          confirm={{
+            prompt: `Revoke ${keyView.id}? Anything using it stops working. This cannot be undone.`,
+            confirmLabel: "Yes, revoke",
+          }}
         />
       ) : null}
-      {mayRotate && keyView.status === "active" ? <ActionForm action={rotateKeyAction} hidden={{ keyId: keyView.id }} submitLabel="Rotate" tone="secondary" /> : null}
+      {mayRotate && keyView.status === "active" ? (
+        <ActionForm action={rotateKeyAction} hidden={{ keyId: keyView.id }} submitLabel="Rotate" tone="secondary" />
+      ) : null}
     </div>
   );
 }

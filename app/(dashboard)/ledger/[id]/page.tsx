@@ -26,7 +26,12 @@ export default async function LedgerEventPage({ params }: { params: Promise<{ id
     throw error;
   }
   const facts: [string, React.ReactNode][] = [
-    ["District", <Link key="d" className="underline" href={`/districts/${encodeURIComponent(event.tenantId)}`}>{event.tenantId}</Link>],
+    [
+      "District",
+      <Link key="d" className="underline" href={`/districts/${encodeURIComponent(event.tenantId)}`}>
+        {event.tenantId}
+      </Link>,
+    ],
     ["Type", event.type],
     ["Key", event.keyId ?? "—"],
     ["Previous key", event.previousKeyId ?? "—"],
@@ -38,7 +43,8 @@ export default async function LedgerEventPage({ params }: { params: Promise<{ id
     ["Processing", `${(event.processingMicros / 1000).toFixed(2)} ms`],
     ["Arrived", `${event.receipts.length} time${event.receipts.length === 1 ? "" : "s"}`],
   ];
-  if (event.resolvedAt) facts.push(["Resolved", `${formatTime(event.resolvedAt)} by ${event.resolvedBy}: ${event.resolution}`]);
+  if (event.resolvedAt)
+    facts.push(["Resolved", `${formatTime(event.resolvedAt)} by ${event.resolvedBy}: ${event.resolution}`]);
   return (
     <>
       <PageHeader title={event.eventId} description="One claimed event, its stored payload and every delivery of it." />
@@ -54,15 +60,24 @@ export default async function LedgerEventPage({ params }: { params: Promise<{ id
           </dl>
           {can(actor, "delivery.replay") ? (
             <div className="mt-4">
-              <ActionForm action={replayLocallyAction} hidden={{ tenantId: event.tenantId, eventId: event.eventId }} submitLabel="Replay stored payload" tone="secondary" />
+              <ActionForm
+                action={replayLocallyAction}
+                hidden={{ tenantId: event.tenantId, eventId: event.eventId }}
+                submitLabel="Replay stored payload"
+                tone="secondary"
+              />
             </div>
           ) : null}
         </Card>
         <Card title="Payload">
           {event.payloadText === null ? (
-            <EmptyState title="Payload removed">Retention removed the stored body; the claim itself is kept for deduplication.</EmptyState>
+            <EmptyState title="Payload removed">
+              Retention removed the stored body; the claim itself is kept for deduplication.
+            </EmptyState>
           ) : (
-            <pre className="max-h-96 overflow-auto rounded bg-slate-900 p-3 text-xs text-slate-100">{event.payloadText}</pre>
+            <pre className="max-h-96 overflow-auto rounded bg-slate-900 p-3 text-xs text-slate-100">
+              {event.payloadText}
+            </pre>
           )}
         </Card>
       </div>

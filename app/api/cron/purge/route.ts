@@ -6,7 +6,8 @@ export const dynamic = "force-dynamic";
 // Vercel-style platforms cut a function off at its max duration; the purge stops itself earlier.
 export const maxDuration = 60;
 
-const handle = (request: Request) => respond("cron.purge", () => runCronPurge({ authorization: request.headers.get("authorization") }));
+const handle = (request: Request) =>
+  respond("cron.purge", () => runCronPurge({ authorization: request.headers.get("authorization") }));
 
 // Vercel cron calls GET; other schedulers may POST.
 export const GET = handle;
