@@ -10,7 +10,7 @@ import "server-only";
 // A claim that is quarantined and not yet resolved is kept past the window: it is waiting for a
 // human (docs/design.md, invariant 2), and silently deleting it would lose exactly what they must see.
 import type { PurgeConnection } from "./purge-connection";
-import { HOUR_OF_RECEIVED_AT, ROLLUP_SOURCES, type RollupSource } from "../rollups/rollup-sources";
+import { COUNTED_ROW, HOUR_OF_RECEIVED_AT, ROLLUP_SOURCES, type RollupSource } from "../rollups/rollup-sources";
 
 export type KeysetPosition = { receivedAt: Date; id: string } | null;
 export type BatchResult = { rows: number; scanned: number; last: KeysetPosition };
@@ -32,7 +32,7 @@ function subtractFromRollup(source: RollupSource): string {
       SELECT folded_id FROM rollup_watermarks WHERE source = '${source}' FOR SHARE
     ), gone AS (
       SELECT ${HOUR_OF_RECEIVED_AT} AS hour, ${keyOf} AS key, count(*) AS rows, sum(${okOf}) AS ok_rows
-      FROM done, mark WHERE done.id <= mark.folded_id GROUP BY 1, 2
+      FROM done, mark WHERE done.id <= mark.folded_id AND ${COUNTED_ROW} GROUP BY 1, 2
     ), subtracted AS (
       UPDATE ${counts} c SET rows = c.rows - gone.rows${ok} FROM gone WHERE c.hour = gone.hour AND c.${keyColumn} = gone.key RETURNING 1
     )`;
@@ -45,7 +45,7 @@ const statements = {
       WHERE ${afterPosition} AND received_at < $3::timestamptz AND ${keptForHumans}
       ORDER BY received_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
     ), done AS (
-      DELETE FROM processed_events p USING batch WHERE p.id = batch.id RETURNING p.id, p.received_at, p.outcome
+      DELETE FROM processed_events p USING batch WHERE p.id = batch.id RETURNING p.id, p.received_at, p.outcome, p.tenant_id
     )${subtractFromRollup("processed_events")}`,
   payloads: `
     WITH batch AS (
@@ -61,7 +61,7 @@ const statements = {
       WHERE ${afterPosition} AND received_at < $3::timestamptz
       ORDER BY received_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
     ), done AS (
-      DELETE FROM receipts r USING batch WHERE r.id = batch.id RETURNING r.id, r.received_at, r.outcome, r.status
+      DELETE FROM receipts r USING batch WHERE r.id = batch.id RETURNING r.id, r.received_at, r.outcome, r.status, r.tenant_id
     )${subtractFromRollup("receipts")}`,
 } as const;
 

@@ -13,7 +13,7 @@ import "server-only";
 // The purge subtracts what it deletes at or below folded_id in the same statement, holding the
 // watermark row FOR SHARE while a fold holds it FOR UPDATE (purge-batches.ts).
 import { prisma, type Db } from "../db";
-import { HOUR_OF_RECEIVED_AT, ROLLUP_SOURCES, type RollupSource } from "./rollup-sources";
+import { COUNTED_ROW, HOUR_OF_RECEIVED_AT, ROLLUP_SOURCES, type RollupSource } from "./rollup-sources";
 
 export type FoldResult = { source: RollupSource; bucketsTouched: number; foldedId: bigint; waiting: boolean };
 
@@ -57,7 +57,7 @@ async function foldOne(source: RollupSource, db: Db): Promise<FoldResult> {
           bucketsTouched = await tx.$executeRawUnsafe(
             `INSERT INTO ${counts} (hour, ${keyColumn}, rows${okColumn})
              SELECT ${HOUR_OF_RECEIVED_AT}, ${keyOf}, count(*)${okValue}
-             FROM ${source} WHERE id > $1::bigint AND id <= $2::bigint
+             FROM ${source} WHERE id > $1::bigint AND id <= $2::bigint AND ${COUNTED_ROW}
              GROUP BY 1, 2
              ON CONFLICT (hour, ${keyColumn}) DO UPDATE SET rows = ${counts}.rows + EXCLUDED.rows${okUpdate}`,
             mark.folded_id,

@@ -8,7 +8,7 @@ import "server-only";
 // unfolded tail, whatever the table size.
 import { prisma, type DbOrTx, type Tx } from "../db";
 import { Prisma } from "../generated/prisma/client";
-import { ROLLUP_SOURCES, type RollupSource } from "./rollup-sources";
+import { COUNTED_ROW, ROLLUP_SOURCES, type RollupSource } from "./rollup-sources";
 
 const HOUR_MS = 3_600_000;
 
@@ -47,7 +47,7 @@ export async function countRollup(options: RollupCountOptions, db: DbOrTx = pris
   const parts: string[] = [];
   let foldedIdParam = -1;
   const live = (where: string) =>
-    `SELECT ${day("received_at")} AS day, ${keyOf} AS key, 1::bigint AS rows, (${okOf})::bigint AS ok_rows FROM ${options.source} WHERE ${where}`;
+    `SELECT ${day("received_at")} AS day, ${keyOf} AS key, 1::bigint AS rows, (${okOf})::bigint AS ok_rows FROM ${options.source} WHERE (${where}) AND ${COUNTED_ROW}`;
   if (hasWhole) {
     parts.push(
       `SELECT ${day("hour")} AS day, ${keyColumn} AS key, rows, ${okCounted}::bigint AS ok_rows FROM ${counts}

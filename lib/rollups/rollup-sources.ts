@@ -1,3 +1,5 @@
+import { CANARY_TENANT_ID } from "../readiness/canary";
+
 // The two rolled-up tables and how each row is bucketed. One place, so the fold, the purge's
 // subtraction and the live tail count the same key for the same row.
 export const ROLLUP_SOURCES = {
@@ -21,3 +23,10 @@ export type RollupSource = keyof typeof ROLLUP_SOURCES;
 
 /** The UTC hour a row is counted in (explicit zone: the session's TimeZone must not matter). */
 export const HOUR_OF_RECEIVED_AT = "date_trunc('hour', received_at, 'UTC')";
+
+/**
+ * The rows the rollups count: every district's but the readiness canary's (lib/readiness/canary.ts),
+ * whose test deliveries are the check's business, never a figure on the Overview. The fold, the
+ * purge's subtraction and the live tail all apply it, so they stay equal.
+ */
+export const COUNTED_ROW = `tenant_id IS DISTINCT FROM '${CANARY_TENANT_ID}'`;
