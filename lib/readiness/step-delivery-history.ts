@@ -6,23 +6,14 @@ import "server-only";
 import { describeError } from "../log";
 import type { ProviderDeliveryAttempt } from "../provider/client";
 import { CANARY_TENANT_ID } from "./canary";
-import type { CanaryDelivery, ReadinessContext, StepResult } from "./types";
+import { stepReporter, type CanaryDelivery, type ReadinessContext, type StepResult } from "./types";
 import { waitFor } from "./wait-for";
 
 const TITLE = "The provider's delivery history matches what we received, in order";
 
 export async function checkDeliveryHistory(context: ReadinessContext, delivery: CanaryDelivery): Promise<StepResult> {
-  const started = Date.now();
   const evidence: Record<string, unknown> = {};
-  const done = (passed: boolean, summary: string, fix: string | null): StepResult => ({
-    id: "delivery_history",
-    title: TITLE,
-    passed,
-    summary,
-    fix,
-    evidence,
-    durationMs: Date.now() - started,
-  });
+  const done = stepReporter("delivery_history", TITLE, evidence);
 
   if (!delivery)
     return done(

@@ -7,7 +7,7 @@ import { isProviderError } from "../provider/errors";
 import { CANARY_TENANT_ID } from "./canary";
 import { canaryEvent, canaryLastSequence, postSigned } from "./canary-events";
 import { claimIndexPresent } from "./claim-index";
-import type { CanaryDelivery, ReadinessContext, StepResult } from "./types";
+import { stepReporter, type CanaryDelivery, type ReadinessContext, type StepResult } from "./types";
 import { waitFor } from "./wait-for";
 
 const TITLE = "One event delivered twice → one transition, the second answered duplicate";
@@ -20,22 +20,15 @@ type Receipt = { status: number; outcome: string | null; error: string | null; r
 export async function checkDuplicateDelivery(
   context: ReadinessContext,
 ): Promise<{ result: StepResult; delivery: CanaryDelivery }> {
-  const started = Date.now();
   const { db } = context;
-  const indexPresent = await claimIndexPresent(db);
-  const evidence: Record<string, unknown> = { claim_unique_index: indexPresent ? "present" : "missing" };
+  const evidence: Record<string, unknown> = {};
+  const report = stepReporter("duplicate_delivery", TITLE, evidence);
   const done = (passed: boolean, summary: string, fix: string | null, delivery: CanaryDelivery) => ({
-    result: {
-      id: "duplicate_delivery" as const,
-      title: TITLE,
-      passed,
-      summary,
-      fix,
-      evidence,
-      durationMs: Date.now() - started,
-    },
+    result: report(passed, summary, fix),
     delivery,
   });
+  const indexPresent = await claimIndexPresent(db);
+  evidence.claim_unique_index = indexPresent ? "present" : "missing";
 
   // Through the provider: its test event, then a redelivery of that very delivery.
   let eventId: string | null = null;

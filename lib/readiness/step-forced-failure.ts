@@ -9,7 +9,7 @@ import { env } from "../env";
 import { describeError } from "../log";
 import { CANARY_TENANT_ID } from "./canary";
 import { canaryEvent, canaryLastSequence, postSigned, type CanaryAnswer } from "./canary-events";
-import type { ReadinessContext, StepResult } from "./types";
+import { stepReporter, type ReadinessContext, type StepResult } from "./types";
 
 const TITLE = "A forced failure → a non-2xx answer and nothing committed";
 
@@ -20,15 +20,7 @@ export async function checkForcedFailure(
   const started = Date.now();
   const { db } = context;
   const evidence: Record<string, unknown> = { ingest_timeout_ms: context.ingestTimeoutMs };
-  const done = (passed: boolean, summary: string, fix: string | null): StepResult => ({
-    id: "forced_failure",
-    title: TITLE,
-    passed,
-    summary,
-    fix,
-    evidence,
-    durationMs: Date.now() - started,
-  });
+  const done = stepReporter("forced_failure", TITLE, evidence, started);
 
   await db.tenant.upsert({
     where: { id: CANARY_TENANT_ID },

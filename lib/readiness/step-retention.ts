@@ -5,7 +5,7 @@ import "server-only";
 // grow until ingest slows down.
 import { env } from "../env";
 import { getRetentionSettings, retentionWindowProblem } from "../retention/settings";
-import type { ReadinessContext, StepResult } from "./types";
+import { stepReporter, type ReadinessContext, type StepResult } from "./types";
 
 const TITLE = "Retention outlasts the provider's retries, and the purge runs on schedule";
 /** The purge runs daily (PURGE_HOUR_UTC, or the platform cron); an hour of slack for a long run. */
@@ -28,15 +28,7 @@ export async function checkRetention(context: ReadinessContext): Promise<StepRes
       : null,
     purge_hour_utc: env().PURGE_HOUR_UTC,
   };
-  const done = (passed: boolean, summary: string, fix: string | null): StepResult => ({
-    id: "retention",
-    title: TITLE,
-    passed,
-    summary,
-    fix,
-    evidence,
-    durationMs: Date.now() - started,
-  });
+  const done = stepReporter("retention", TITLE, evidence, started);
 
   if (windowHours <= neededHours) {
     return done(

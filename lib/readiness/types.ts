@@ -17,6 +17,27 @@ export type StepResult = {
   durationMs: number;
 };
 
+/**
+ * A step's reporter: started now, it turns a verdict into the step's StepResult with the
+ * evidence gathered meanwhile and the time the step took.
+ */
+export function stepReporter(
+  id: ReadinessStepId,
+  title: string,
+  evidence: Record<string, unknown>,
+  started = Date.now(),
+) {
+  return (passed: boolean, summary: string, fix: string | null): StepResult => ({
+    id,
+    title,
+    passed,
+    summary,
+    fix,
+    evidence,
+    durationMs: Date.now() - started,
+  });
+}
+
 /** The provider calls the check makes; a test can wrap the real client (e.g. to lose an attempt). */
 export type ReadinessProvider = Pick<ProviderClient, "sendTestEvent" | "listDeliveries" | "redeliver">;
 
