@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { constants } from "node:os";
+import path from "node:path";
 import nextEnv from "@next/env"; // CommonJS without detectable named exports
 import { parseEnv, type Env } from "../lib/env";
 import { startOrphanGuard } from "../tooling/dev/orphan-guard";
@@ -115,7 +116,11 @@ async function boot(): Promise<void> {
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
   // Without the react-server condition: Next resolves React's server build where it needs it.
   const serverArgs =
-    mode === "dev" ? [nextBin, "dev", "-p", String(config.port)] : ["--import", "tsx", "scripts/serve.ts"];
+    mode === "dev"
+      ? [nextBin, "dev", "-p", String(config.port)]
+      : // Beside this file, not under the working directory: the build served is the one in the
+        // working directory (`.next`), which may be a copy holding nothing else (faults/build-snapshot.ts).
+        ["--import", "tsx", path.join(import.meta.dirname, "serve.ts")];
   const child = spawn(process.execPath, serverArgs, {
     env: { ...childEnv, PORT: String(config.port) },
     stdio: "inherit",
