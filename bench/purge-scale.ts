@@ -14,8 +14,9 @@
 //      autocannon, BENCH_CONNECTIONS (8) connections — with what PostgreSQL waited on meanwhile
 //      (bench/support/pg-activity.ts: ingest's wait events, WAL MiB/s, full-page images, checkpoints,
 //      autovacuum);
-// Prints p99 during the purge over p99 alone (mean of before and after), target < 1.20, with the
-// load average of each phase. Writes bench/results/purge-scale.json and a line in history.ndjson.
+// Prints p99 during the purge over p99 before it (target < 1.20), over p99 after it, and the
+// throughput ratio, with the load average of each phase. BENCH_REWRITE_CLAIMS=1: VACUUM FULL the
+// claims first, so the fill's pages get the table's fillfactor (migration 20261201120000). Writes bench/results/purge-scale.json and a line in history.ndjson.
 //   BENCH_PG_PORT (54521), BENCH_SECONDS (per ingest-alone phase, 20), BENCH_CLAIMS / BENCH_RECEIPTS /
 //   BENCH_DISTRICTS (the fill, 10,000,000 / 10,000,000 / 100,000), BENCH_PURGE_HOURS (24)
 import os from "node:os";
@@ -41,6 +42,11 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const PG_PORT = Number(process.env.BENCH_PG_PORT ?? 54521);
 const PURGE_HOURS = Number(process.env.BENCH_PURGE_HOURS ?? 24);
 const MODES = (process.env.BENCH_PURGE_MODES ?? "paced").split(",").map((m) => m.trim());
+// Rewrites processed_events first (VACUUM FULL) so the fill's pages get the table's fillfactor, as
+// rows ingested after migration 20261201120000 have it. Once per fill is enough.
+const REWRITE_CLAIMS = process.env.BENCH_REWRITE_CLAIMS === "1";
+// BENCH_RESTORE=0 leaves the last mode's day purged (saved tables kept; the next run restores it).
+const RESTORE = process.env.BENCH_RESTORE !== "0";
 const RETENTION_DAYS = 14;
 const HOUR_MS = 3_600_000;
 // The same label as bench:dashboard's, so one fill serves both.
@@ -115,6 +121,17 @@ try {
   }
   await foldRollups();
   await foldRollups();
+  if (REWRITE_CLAIMS) {
+    const started = performance.now();
+    await query("VACUUM (FULL, ANALYZE) processed_events");
+    console.log(
+      `processed_events rewritten with its fillfactor in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+  }
+  const [fillfactor] = await query<{ options: string[] | null; mib: string }>(
+    `SELECT reloptions AS options, (pg_relation_size('processed_events') / 1048576)::text AS mib FROM pg_class WHERE relname = 'processed_events'`,
+  );
+  console.log(`processed_events: ${fillfactor!.mib} MiB heap, options ${JSON.stringify(fillfactor!.options)}`);
 
   // 1. The night: one day of claims/receipts past the window, one day of payloads past theirs.
   const [oldest] = await query<{ at: Date }>("SELECT min(received_at) AS at FROM processed_events");
@@ -128,18 +145,6 @@ try {
   console.log(
     `night: purge at ${purgeNow.toISOString()} — ${saved.claims.toLocaleString("en")} claims, ${saved.receipts.toLocaleString("en")} receipts, ` +
       `${saved.payloads.toLocaleString("en")} payloads (saved in ${((performance.now() - saveStarted) / 1000).toFixed(1)} s)`,
-  );
-  // The bench's retention settings (the saved row comes back with the day).
-  await query(
-    `INSERT INTO settings (key, value, updated_by) VALUES ('retention', $1::jsonb, 'bench:purge')
-     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_by = EXCLUDED.updated_by, updated_at = now()`,
-    [
-      JSON.stringify({
-        retentionDays: RETENTION_DAYS,
-        retryHorizonHours: 72,
-        payloadRetentionDays: RETENTION_DAYS - 1,
-      }),
-    ],
   );
 
   ingest = await startIngestServer({
@@ -163,6 +168,18 @@ try {
   const modes = [];
   for (const mode of MODES) {
     const options = mode === "fixed" ? { batchSize: 5_000, pauseMs: 50 } : {};
+    // The bench's retention settings for every mode: restoring the day restores the saved row.
+    await query(
+      `INSERT INTO settings (key, value, updated_by) VALUES ('retention', $1::jsonb, 'bench:purge')
+       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_by = EXCLUDED.updated_by, updated_at = now()`,
+      [
+        JSON.stringify({
+          retentionDays: RETENTION_DAYS,
+          retryHorizonHours: 72,
+          payloadRetentionDays: RETENTION_DAYS - 1,
+        }),
+      ],
+    );
     const alone = await load(`${mode}: ingest alone`, SECONDS);
     const batches: { target: string; rows: number; durationMs: number; walBytes: number; restMs: number }[] = [];
     const purgeStarted = performance.now();
@@ -196,8 +213,11 @@ try {
         ];
       }),
     );
-    const p99Alone = (alone.p99 + afterPurge.p99) / 2;
-    const p99Ratio = Math.round((during.p99 / p99Alone) * 100) / 100;
+    // Before is the baseline: the phase after still pays for the purge (checkpoints writing the
+    // pages it dirtied, autovacuum), so it is printed, not averaged in.
+    const p99Ratio = Math.round((during.p99 / alone.p99) * 100) / 100;
+    const p99RatioToAfter = Math.round((during.p99 / afterPurge.p99) * 100) / 100;
+    const throughputRatio = Math.round((during.requestsPerSec / alone.requestsPerSec) * 100) / 100;
     modes.push({
       mode,
       options,
@@ -213,8 +233,9 @@ try {
         secondRun: { status: second.status, ms: second.durationMs, batches: second.batches },
       },
       ingest: [alone, during, afterPurge],
-      p99Alone,
       p99Ratio,
+      p99RatioToAfter,
+      throughputRatio,
     });
     console.log(
       `\n${mode}: purge ${run.status} in ${round(purgeSeconds)} s — ${run.claimsDeleted.toLocaleString("en")} claims, ` +
@@ -223,14 +244,19 @@ try {
     for (const [target, t] of Object.entries(byTarget)) console.log(`  ${target.padEnd(9)} ${JSON.stringify(t)}`);
     printPhases([alone, during, afterPurge]);
     console.log(
-      `${mode}: ingest p99 during the purge / alone (mean of before and after): ${during.p99} / ${p99Alone} ms = ${p99Ratio} (target < 1.20)`,
+      `${mode}: ingest p99 during the purge / before: ${during.p99} / ${alone.p99} ms = ${p99Ratio} (target < 1.20); ` +
+        `/ after ${afterPurge.p99} ms = ${p99RatioToAfter}; req/s during / before = ${throughputRatio}; load1m ${during.loadAvg1m}`,
     );
 
+    if (!RESTORE && mode === MODES.at(-1)) {
+      console.log("BENCH_RESTORE=0: the day stays purged; the next bench:purge restores it first");
+      break;
+    }
     const restoreStarted = performance.now();
     await restoreDay(query);
     console.log(`restored the day in ${((performance.now() - restoreStarted) / 1000).toFixed(1)} s`);
   }
-  await dropSaved(query);
+  if (RESTORE) await dropSaved(query);
 
   writeResult("purge-scale", {
     scale,
