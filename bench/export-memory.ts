@@ -38,6 +38,10 @@ try {
     await app.query(`COMMENT ON DATABASE keyhook_bench IS '${label}'`);
   }
   const cookie = await signInCookie(app.baseUrl, "admin@keyhook.test");
+  // Warm: the first export loads the route, the Prisma client and the CSV modules; that is start-up
+  // memory, not the export's. A small filtered export first (a few thousand rows).
+  const warm = await fetch(`${app.baseUrl}/ledger/export?outcome=quarantined`, { headers: { cookie } });
+  await warm.arrayBuffer();
   const results = [];
   for (const reader of readers) {
     if (reader !== "fast" && reader !== "slow") throw new Error(`BENCH_EXPORT_READERS: unknown reader ${reader}`);
