@@ -1,4 +1,4 @@
-// How big the next purge batch is and how long the purge rests after one (docs/decisions/0006).
+// How big the next purge batch is and how long the purge rests after one (docs/decisions/0008).
 //
 // Measured at 10M rows (bench/purge-scale.ts): what raises ingest's p99 is not a lock ingest waits
 // on (the purge only touches rows older than the window, ingest only inserts new ones) but the

@@ -2,7 +2,7 @@ import "server-only";
 // Deletes expired claims and receipts, and clears payloads past their own shorter window
 // (docs/design.md, invariant 6), in short batches paced so ingest never stalls behind the purge
 // (purge-pacing.ts: batch size follows a target duration, rests follow the batch's duration and
-// its WAL; docs/decisions/0006-paced-row-purge.md). Safe to start from several replicas at once, directly or through a
+// its WAL; docs/decisions/0008-paced-row-purge.md). Safe to start from several replicas at once, directly or through a
 // pooler: only the holder of the lease works, the others record `skipped_locked`
 // (purge-connection.ts explains the lease and its transaction-scoped lock).
 // Idempotent: a second run finds nothing to do; a run cut short (time budget, crash) is simply
