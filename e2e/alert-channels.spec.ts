@@ -46,5 +46,8 @@ test("a platform admin manages alert channels on Settings", async ({ page }) => 
   await page.setViewportSize({ width: 390, height: 844 });
   await page.reload();
   await expect(page.getByRole("heading", { name: "Alert channels" })).toBeVisible();
+  // No sideways scrolling on a phone: the channel rows stack.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(1);
   await screenshot(page, "settings-alert-channels-390");
+  await card.screenshot({ path: "e2e/artifacts/settings-alert-channels-card-390.png" });
 });
