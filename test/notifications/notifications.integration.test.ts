@@ -1,6 +1,8 @@
 // Alert notifications end to end against receivers this test starts (node:http for the Slack and
 // JSON webhooks, smtp-server for email): the notifier stages outbox rows, the outbox worker sends
 // them. Time is the outbox's controllable clock: backoff is stepped through, never waited for.
+import { EventEmitter } from "node:events";
+import type { Runner } from "graphile-worker";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { raiseAlert, resolveAlerts } from "@/lib/alerts/upsert-alert";
@@ -11,6 +13,9 @@ import { CHANNEL_FAILING_ALERT } from "@/lib/notifications/channel-health";
 import { listAlertChannels } from "@/lib/notifications/list-channels";
 import { createAlertChannel } from "@/lib/notifications/manage-channels";
 import { notifyAlerts } from "@/lib/notifications/notify-alerts";
+import type { BackgroundJob } from "@/lib/jobs/background-jobs";
+import { kickRecurringJobs, startJobWorker } from "@/lib/jobs/start-job-worker";
+import { drainOutbox } from "@/lib/outbox/drain-outbox";
 import { processOutbox } from "@/lib/outbox/process-outbox";
 import { createProviderClient } from "@/lib/provider/client";
 import { resetDatabase } from "../support/state";
@@ -20,9 +25,12 @@ const admin: Actor = { id: "admin-1", email: "admin@keyhook.test", name: null, r
 // The notify.* rows never reach the provider; processOutbox still wants a client for key.* rows.
 const client = createProviderClient({ baseUrl: "http://127.0.0.1:9", apiKey: DEV_PROVIDER_API_KEY, maxRetries: 0 });
 let closers: (() => Promise<void>)[] = [];
+let runners: Runner[] = [];
 
 beforeEach(resetDatabase);
 afterEach(async () => {
+  await Promise.all(runners.map((runner) => runner.stop()));
+  runners = [];
   await Promise.all(closers.map((close) => close()));
   closers = [];
 });
@@ -114,6 +122,53 @@ describe("alert notifications", () => {
     expect(mail.messages[0]!.raw).toContain("quarantine: key_misrouted (district-4417)");
     expect(mail.messages[0]!.raw).toMatch(/^Message-ID: <[0-9a-f]{32}@keyhook\.alerts>/m);
     for (const channel of [slack, json, email]) expect(await outboxOf(channel.id)).toHaveLength(1);
+  });
+
+  it("two real workers (queue, notifier chain, outbox drain) deliver one message for one new alert", async () => {
+    let arrived: () => void = () => {};
+    const delivered = new Promise<void>((resolve) => (arrived = resolve));
+    const receiver = await http(() => {
+      arrived();
+      return 200;
+    });
+    await createAlertChannel({ actor: admin, input: { kind: "slack", name: "chat", target: receiver.url } });
+    const jobs: BackgroundJob[] = [
+      { task: "outbox.drain", run: () => drainOutbox({ client }).then(() => undefined) },
+      { task: "alerts.notify", run: () => notifyAlerts().then(() => undefined), everyMs: 50 },
+    ];
+    const emitters = [new EventEmitter(), new EventEmitter()];
+    let notifierRuns = 0;
+    let afterDelivery: () => void = () => {};
+    const settled = new Promise<void>((resolve) => (afterDelivery = resolve));
+    let deliveredAt: number | null = null;
+    for (const events of emitters) {
+      events.on("job:complete", ({ job }: { job: { task_identifier: string } }) => {
+        if (job.task_identifier !== "alerts.notify") return;
+        notifierRuns++;
+        // Ten more notifier runs, on either worker, after the message arrived: none may send again.
+        if (deliveredAt !== null && notifierRuns >= deliveredAt + 10) afterDelivery();
+      });
+      runners.push(
+        await startJobWorker({
+          connectionString: process.env.DATABASE_URL!,
+          jobs,
+          concurrency: 2,
+          pollIntervalMs: 20,
+          events,
+        }),
+      );
+    }
+    await kickRecurringJobs(jobs);
+
+    await raiseAlert({ kind: "quarantine", subject: "key_two_workers", now: new Date() });
+    await delivered;
+    deliveredAt = notifierRuns;
+    await settled;
+    await Promise.all(runners.map((runner) => runner.stop()));
+    runners = [];
+
+    expect(receiver.requests).toHaveLength(1);
+    expect(await prisma.outboxMessage.findMany({ select: { status: true } })).toEqual([{ status: "sent" }]);
   });
 
   it("repeats at most once per interval while open, then one digest when resolved", async () => {
