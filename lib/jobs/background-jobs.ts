@@ -5,6 +5,7 @@ import "server-only";
 //   cron:    crontab time fields, evaluated in UTC ("0 3 * * *": 03:00 UTC daily);
 //   everyMs: re-queued that long after each run (periods below cron's one minute); give such a
 //            job a cron too, as the safety net that restarts a chain lost with a killed worker.
+import { purgeSignInRecords } from "../auth/purge-sign-in-records";
 import type { Env } from "../env";
 import { raiseGapAlerts } from "../gaps/raise-gap-alerts";
 import { log } from "../log";
@@ -60,6 +61,14 @@ export function backgroundJobs(deps: { config: Env; outboxClient: ProviderClient
       everyMs: config.ALERT_NOTIFY_INTERVAL_MS,
       cron: "* * * * *",
     },
+    // Quiet sign-in throttle rows and old failure counters (lib/auth/purge-sign-in-records.ts), nightly.
+    {
+      task: "auth.purge_sign_in_records",
+      run: () => purgeSignInRecords({ now: new Date() }).then(logSignInPurge),
+      cron: `10 ${config.PURGE_HOUR_UTC} * * *`,
+      maxAttempts: 5,
+      backfillMs: 20 * HOUR_MS,
+    },
     // Integrator (merging w13alerts): one line each, with the names added to job-names.ts, e.g.
     //   { task: "drift.check", run: () => runDriftCheck({ trigger: "schedule" }).then(() => undefined), cron: "*/30 * * * *" },
     //   { task: "alerts.sweep", run: () => sweepAlerts().then(() => undefined), cron: "* * * * *" },
@@ -77,6 +86,10 @@ function logDrain(result: { sent: number; retrying: number; failed: number; next
 
 function logGapAlerts(result: { raised: number; resolved: number }): void {
   if (result.raised > 0 || result.resolved > 0) log.info("sequence gap alerts", result);
+}
+
+function logSignInPurge(result: { addressRows: number; failureWindows: number }): void {
+  if (result.addressRows + result.failureWindows > 0) log.info("sign-in records purged", result);
 }
 
 function logNotify(result: { staged: number; byEvent: Record<string, number> }): void {

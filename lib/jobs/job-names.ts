@@ -7,6 +7,7 @@ export const JOB_NAMES = [
   "rollups.fold",
   "gaps.raise_alerts",
   "alerts.notify",
+  "auth.purge_sign_in_records",
   // Integrator: the drift check and the alert sweep (branch w13alerts) get their names here.
 ] as const;
 
