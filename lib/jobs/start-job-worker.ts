@@ -83,11 +83,11 @@ export async function kickRecurringJobs(jobs: BackgroundJob[]): Promise<void> {
   for (const job of jobs) if (job.everyMs) await enqueueJob({ task: job.task, jobKey: job.task });
 }
 
-// graphile-worker's own log lines, in our JSON format.
+// graphile-worker's own log lines, in our JSON format. Its "info" is a line per completed job
+// (several every few seconds with the chains): debug here; our own jobs log what they did.
 const queueLogger = new Logger((scope) => (level, message, meta) => {
-  const fields = { queue: true, ...(scope.taskIdentifier ? { task: scope.taskIdentifier } : {}), ...(meta ?? {}) };
-  if (level === "error") log.error(message, fields);
-  else if (level === "warning") log.warn(message, fields);
-  else if (level === "info") log.info(message, fields);
+  const fields = { queue: true, ...(scope.taskIdentifier ? { task: scope.taskIdentifier } : {}) };
+  if (level === "error") log.error(message, { ...fields, ...(meta ?? {}) });
+  else if (level === "warning") log.warn(message, { ...fields, ...(meta ?? {}) });
   else log.debug(message, fields);
 });
