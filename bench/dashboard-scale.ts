@@ -7,7 +7,7 @@
 // BENCH_KEEP_DB=1 reuses the database of the previous run when it holds the same fill.
 // For iterating on one page: BENCH_PAGES (comma-separated parts of page names or paths: only
 // those), BENCH_EXPORT=0 (no CSV export: it takes minutes at 10M rows), BENCH_APP_NODE_OPTIONS
-// (NODE_OPTIONS of the app, e.g. `--cpu-prof --cpu-prof-dir=.data/profiles` to see where a
+// (NODE_OPTIONS of the app, e.g. `--require <a preload starting the inspector profiler>`: where a
 // render's time goes). BENCH_COMPARE=<an earlier result file> prints that run's p50/p95 beside
 // each page (the same pages before a change, same fill); BENCH_RESULT_NAME names the result file.
 // Results: bench/results/dashboard-scale.json and a line in bench/results/history.ndjson.

@@ -120,7 +120,10 @@ export async function getDistrict(
       ...current.OR.map((condition) => ({ NOT: condition })),
       ...(inactiveStatus ? [{ status: inactiveStatus }] : []),
       ...(cursor
-        ? [{ OR: [{ updatedAt: { lt: cursor.at } }, { updatedAt: cursor.at, id: { lt: cursor.key } }] }]
+        ? [
+            { updatedAt: { lte: cursor.at } },
+            { OR: [{ updatedAt: { lt: cursor.at } }, { updatedAt: cursor.at, id: { lt: cursor.key } }] },
+          ]
         : []),
     ],
   };

