@@ -161,7 +161,9 @@ try {
 
   const over = renders.filter((r) => r.p95 >= TARGET_P95_MS).map((r) => r.page);
   console.log(
-    over.length ? `pages at or over p95 ${TARGET_P95_MS} ms: ${over.join(", ")}` : `every page p95 < ${TARGET_P95_MS} ms`,
+    over.length
+      ? `pages at or over p95 ${TARGET_P95_MS} ms: ${over.join(", ")}`
+      : `every page p95 < ${TARGET_P95_MS} ms`,
   );
   writeResult(resultName, {
     scale,

@@ -62,7 +62,8 @@ export function pageQueries(options: { claims: number; districts: number; ledger
     },
     {
       page: "district page ?keys=rotated&cursor=<middle>",
-      run: (db) => getDistrict({ actor, tenantId: BIG_DISTRICT, inactiveStatus: "rotated", inactiveCursor: keysCursor }, db),
+      run: (db) =>
+        getDistrict({ actor, tenantId: BIG_DISTRICT, inactiveStatus: "rotated", inactiveCursor: keysCursor }, db),
     },
     { page: "ledger", run: (db) => listLedger({ actor, filters: {} }, db) },
     {
@@ -92,7 +93,8 @@ export function pageQueries(options: { claims: number; districts: number; ledger
     { page: "quarantine", run: (db) => listQuarantine({ actor }, db) },
     {
       page: "quarantine ?cursor=<a week back>",
-      run: (db) => listQuarantine({ actor, cursor: { at: new Date(now.getTime() - 7 * 86_400_000), id: 2n ** 62n } }, db),
+      run: (db) =>
+        listQuarantine({ actor, cursor: { at: new Date(now.getTime() - 7 * 86_400_000), id: 2n ** 62n } }, db),
     },
     { page: "retention", run: (db) => getRetentionView({ actor }, db) },
     { page: "audit", run: (db) => listAudit({ actor, filters: {} }, db) },

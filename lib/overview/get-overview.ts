@@ -72,9 +72,7 @@ export async function getOverview(
     db.processedEvent.count({ where: { ...tenantWhere, outcome: "quarantined", resolvedAt: null } }),
     db.apiKey.count({ where: { ...tenantWhere, status: "superseded" } }),
     tenantId ? db.apiKey.count({ where: { tenantId, status: "active" } }) : countActiveKeys(db),
-    tenantId
-      ? db.processedEvent.count({ where: { tenantId } })
-      : staff(2).then(totalRows),
+    tenantId ? db.processedEvent.count({ where: { tenantId } }) : staff(2).then(totalRows),
     // Receipts, not claims: the chart shows what every delivery came to, duplicates and rejections included.
     tenantId
       ? db.$queryRaw<{ day: string; outcome: string; n: bigint }[]>`
@@ -83,9 +81,7 @@ export async function getOverview(
                  count(*) AS n
           FROM receipts WHERE received_at >= ${since}::timestamptz ${tenantSql}
           GROUP BY 1, 2`
-      : staff(3).then((rows) =>
-          rows.map((r) => ({ day: r.day!, outcome: r.key, n: BigInt(r.rows) })),
-        ),
+      : staff(3).then((rows) => rows.map((r) => ({ day: r.day!, outcome: r.key, n: BigInt(r.rows) }))),
   ]);
 
   const chart = Array.from({ length: days }, (_, i) => {

@@ -103,12 +103,14 @@ function requestParts(
   const hasWhole = !wholeFrom || !wholeTo || wholeFrom < wholeTo;
   const total = options.totalOnly === true;
   const okCounted = source === "receipts" && !total ? "ok_rows" : "0";
-  const day = (column: string) => (options.byDay ? `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD')` : "NULL::text");
+  const day = (column: string) =>
+    options.byDay ? `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD')` : "NULL::text";
   const key = (column: string) => (total ? `'${TOTAL_KEY}'::text` : column);
   const range = (column: string, lower: Date | null, upper: Date | null) =>
-    [lower ? `${column} >= ${sql.timestamp(lower)}` : "true", upper ? `${column} < ${sql.timestamp(upper)}` : "true"].join(
-      " AND ",
-    );
+    [
+      lower ? `${column} >= ${sql.timestamp(lower)}` : "true",
+      upper ? `${column} < ${sql.timestamp(upper)}` : "true",
+    ].join(" AND ");
   const live = (where: string) =>
     `SELECT ${request} AS request, ${day("received_at")} AS day, ${key(keyOf)} AS key, 1::bigint AS rows, (${total ? "0" : okOf})::bigint AS ok_rows
      FROM ${source} WHERE (${where}) AND ${COUNTED_ROW}`;

@@ -75,11 +75,7 @@ async function QuarantineLists({ actor, cursorParam }: { actor: Actor; cursorPar
                     submitLabel="Mark resolved"
                     tone="secondary"
                   >
-                    <SelectField
-                      label="Resolution"
-                      name="resolution"
-                      options={resolutionOptions}
-                    />
+                    <SelectField label="Resolution" name="resolution" options={resolutionOptions} />
                     <TextField label="Note (optional)" name="note" />
                   </ActionForm>
                 ) : null}
@@ -120,8 +116,8 @@ async function QuarantineLists({ actor, cursorParam }: { actor: Actor; cursorPar
         )}
         {supersededTotal > supersededKeys.length ? (
           <p className="mt-2 text-xs text-slate-500">
-            Showing the {formatNumber(supersededKeys.length)} most recently superseded of {formatNumber(supersededTotal)};
-            each district&apos;s page lists its own.
+            Showing the {formatNumber(supersededKeys.length)} most recently superseded of{" "}
+            {formatNumber(supersededTotal)}; each district&apos;s page lists its own.
           </p>
         ) : null}
       </Card>
