@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ActionForm } from "@/components/action-form";
-import { Badge, OutcomeBadge } from "@/components/ui/badge";
+import { Badge } from "@/components/ui/badge";
+import { EventOutcome } from "@/components/ui/event-outcome";
 import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { TextField } from "@/components/ui/fields";
@@ -18,7 +19,6 @@ import {
   revokeStateOf,
   type InactiveKeyStatus,
   type KeyView,
-  type TimelineEvent,
 } from "@/lib/keys/get-district";
 import { requirePageActor } from "../../../_lib/session";
 import { SequenceGapsCard } from "../../_components/sequence-gaps-card";
@@ -171,7 +171,7 @@ export default async function DistrictPage({
                   className="flex flex-wrap items-center gap-x-2 gap-y-1 border-b border-slate-100 pb-2 text-sm"
                 >
                   <span className="whitespace-nowrap text-xs text-slate-500">{formatTime(event.receivedAt)}</span>
-                  <TimelineOutcome event={event} />
+                  <EventOutcome event={event} />
                   <Link className="break-all font-mono text-xs underline" href={`/ledger/${event.id}`}>
                     {event.eventId}
                   </Link>
@@ -200,25 +200,6 @@ function keyCountsText(counts: Record<string, number>): string {
   const total = statuses.reduce((sum, status) => sum + counts[status]!, 0);
   if (total === 0) return "No keys yet.";
   return `${plural(total, "key")}: ${statuses.map((status) => `${formatNumber(counts[status]!)} ${status}`).join(" · ")}`;
-}
-
-// The provider's key.revoked for a key we had already revoked is its confirmation of our revoke,
-// not a surprise: say so instead of "applied · key was already revoked".
-function TimelineOutcome({ event }: { event: TimelineEvent }) {
-  if (event.type === "key.revoked" && event.outcome === "applied" && event.reason === "key was already revoked") {
-    return (
-      <>
-        <Badge tone="green">confirmed</Badge>
-        <span className="text-xs text-slate-600">the provider confirmed the revoke</span>
-      </>
-    );
-  }
-  return (
-    <>
-      <OutcomeBadge outcome={event.outcome} />
-      {event.reason ? <span className="text-xs text-slate-600">{event.reason}</span> : null}
-    </>
-  );
 }
 
 function KeysTable({
