@@ -9,10 +9,14 @@
 //      `connection: close` meanwhile and dropping keep-alive connections as they go idle;
 //   3. closes Next, then runs lib/shutdown-hooks.ts (the Prisma pools, the span exporter);
 //   4. exits 0, or 1 when the bound expired with requests still running.
+// With `workers` > 1 (WEB_CONCURRENCY) this process is only the cluster primary and each of its
+// workers runs the server above (scripts/server-cluster.ts).
+import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import path from "node:path";
 import { runShutdownHooks } from "../lib/shutdown-hooks";
+import { runClusterPrimary } from "./server-cluster";
 
 export type ProductionServerOptions = {
   /** The project directory: holds `.next` (the checkout, or the standalone folder). */
@@ -20,6 +24,8 @@ export type ProductionServerOptions = {
   port: number;
   hostname: string;
   drainMs: number;
+  /** Server processes sharing the port (WEB_CONCURRENCY); 1: this process serves. */
+  workers: number;
 };
 
 type NextApp = {
@@ -28,9 +34,15 @@ type NextApp = {
   close(): Promise<void>;
 };
 
-const say = (line: string) => process.stdout.write(`keyhook: ${line}\n`);
+// A worker of a cluster names itself: its lines interleave with its siblings'.
+const say = (line: string) =>
+  process.stdout.write(`keyhook: ${line}${cluster.isWorker ? ` [pid ${process.pid}]` : ""}\n`);
 
 export async function startProductionServer(options: ProductionServerOptions): Promise<void> {
+  if (options.workers > 1 && cluster.isPrimary) {
+    runClusterPrimary({ workers: options.workers, drainMs: options.drainMs });
+    return;
+  }
   // The config `next build` serialised (what the standalone server.js embeds): next.config.ts is
   // not compiled again at run time, and the standalone folder has no TypeScript to compile it.
   const serverFiles = JSON.parse(
