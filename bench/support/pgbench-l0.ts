@@ -83,6 +83,9 @@ export function ingestStatementForPgbench(): string {
     [-7004, "12"],
     ["provider", `'provider'`],
     [5_000, "5000"],
+    // PROVIDER_SEQUENCES_DENSE (gap tracking on, the default)
+    [true, "true"],
+    [false, "false"],
   ]);
   return sql.text.replace(/\$(\d+)/g, (_, n: string) => {
     const value = sql.values[Number(n) - 1];
