@@ -4,7 +4,7 @@
 // to bench/results/profiles/ and prints where its self time went (bench/support/summarize-profile.ts).
 // Prints req/s and p99. Ports: BENCH_APP_PORT (4602), BENCH_PG_PORT (54349).
 import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import autocannon from "autocannon";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
@@ -31,7 +31,11 @@ await applyMigrations({ databaseUrl });
 
 mkdirSync("bench/results/profiles", { recursive: true });
 const nodeArgs = profile ? ["--cpu-prof", "--cpu-prof-dir=bench/results/profiles"] : [];
-const next = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "scripts/serve.ts"], {
+// As `npm start` runs it: the bundled server when the build has one (scripts/boot.ts).
+const serverArgs = existsSync(".next/keyhook-serve.mjs")
+  ? [".next/keyhook-serve.mjs"]
+  : ["--import", "tsx", "scripts/serve.ts"];
+const next = spawn(process.execPath, [...nodeArgs, ...serverArgs], {
   stdio: ["ignore", "ignore", "inherit"],
   env: {
     ...process.env,

@@ -16,6 +16,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import path from "node:path";
 import { runShutdownHooks } from "../lib/shutdown-hooks";
+import { loadInternalHeaderFilter, loadRouteEntrypoint } from "./route-entrypoint";
 import { runClusterPrimary } from "./server-cluster";
 
 export type ProductionServerOptions = {
@@ -33,6 +34,8 @@ type NextApp = {
   getRequestHandler(): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   close(): Promise<void>;
 };
+
+const WEBHOOK_PATH = "/api/webhooks/keys";
 
 // A worker of a cluster names itself: its lines interleave with its siblings'.
 const say = (line: string) =>
@@ -63,6 +66,20 @@ export async function startProductionServer(options: ProductionServerOptions): P
   });
   await app.prepare();
   const handle = app.getRequestHandler();
+  // The webhook path goes straight to its route's built entrypoint (scripts/route-entrypoint.ts,
+  // docs/decisions/ingest-cpu.md); everything else, and the webhook path with a query string or
+  // a trailing slash, through Next's router.
+  const webhook = loadRouteEntrypoint(options.dir, `${WEBHOOK_PATH}/route`);
+  const filterInternalHeaders = loadInternalHeaderFilter();
+  // As Next's router keys its context (render404, the config) for the route module to find.
+  const requestMeta = { relativeProjectDir: path.relative(process.cwd(), options.dir) };
+  const route = (req: IncomingMessage, res: ServerResponse): Promise<unknown> => {
+    if (webhook.handler && req.url === WEBHOOK_PATH) {
+      filterInternalHeaders(req.headers);
+      return webhook.handler(req, res, { requestMeta });
+    }
+    return handle(req, res);
+  };
 
   let inFlight = 0;
   let draining = false;
@@ -70,6 +87,10 @@ export async function startProductionServer(options: ProductionServerOptions): P
   const server = createServer((req, res) => {
     inFlight += 1;
     if (draining) res.setHeader("connection", "close");
+    // A webhook's answer is a few bytes, complete only at its end, and Next writes it in pieces
+    // (the headers flushed alone, then the body, then the end): held back until res.end(), which
+    // uncorks, they leave in one write. Pages stream, so only the webhook path is corked.
+    if (req.url === WEBHOOK_PATH) res.cork();
     // Done when Next's handler has settled AND the response is closed: a client that hangs up
     // does not end a transaction still running for it.
     let pending = 2;
@@ -80,7 +101,7 @@ export async function startProductionServer(options: ProductionServerOptions): P
       if (inFlight === 0) onIdle?.();
     };
     res.once("close", finished);
-    handle(req, res)
+    route(req, res)
       .catch((error: unknown) => {
         console.error(error);
         if (!res.headersSent) res.writeHead(500).end();
@@ -93,6 +114,7 @@ export async function startProductionServer(options: ProductionServerOptions): P
     server.listen(options.port, options.hostname, () => resolve());
   });
   say(`serving on http://${options.hostname}:${options.port}`);
+  if (!webhook.handler) say(`${WEBHOOK_PATH} goes through Next's router: ${webhook.reason}`);
 
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {

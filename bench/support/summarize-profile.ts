@@ -23,7 +23,10 @@ const AREAS: [string, (url: string, name: string) => boolean][] = [
   ["web streams", (u) => u.includes("internal/webstreams")],
   ["undici (Request/Response/Headers)", (u) => u.includes("undici") || u.includes("internal/deps/undici")],
   ["async hooks / AsyncLocalStorage", (u) => u.includes("async_hooks") || u.includes("async_local_storage")],
-  ["node:http + net + streams", (u) => /internal\/(streams|http|net|stream_base)|node:_http|node:net|^node:http/.test(u)],
+  [
+    "node:http + net + streams",
+    (u) => /internal\/(streams|http|net|stream_base)|node:_http|node:net|^node:http/.test(u),
+  ],
   ["other node internals", (u) => u.startsWith("node:")],
   ["keyhook (lib/, app/, scripts/)", (u) => /\/(lib|app|scripts)\//.test(u)],
   ["other", () => true],
@@ -45,13 +48,19 @@ export function summarizeProfile(file: string, top = 25): string {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
     const area = AREAS.find(([, match]) => match(url, functionName))![0];
     areas.set(area, (areas.get(area) ?? 0) + micros);
-    const where = url ? `${url.replace(/^.*\/node_modules\//, "").replace(/^file:\/\/.*?\/(\.next|lib|app|scripts)\//, "$1/")}:${lineNumber + 1}` : "";
+    const where = url
+      ? `${url.replace(/^.*\/node_modules\//, "").replace(/^file:\/\/.*?\/(\.next|lib|app|scripts)\//, "$1/")}:${lineNumber + 1}`
+      : "";
     const key = `${functionName || "(anonymous)"} ${where}`;
     functions.set(key, (functions.get(key) ?? 0) + micros);
   }
   const busy = total - (areas.get("(idle)") ?? 0);
   const pct = (micros: number) => `${((micros / busy) * 100).toFixed(1).padStart(5)} %`;
-  const lines = [`profile ${file}: ${(busy / 1e6).toFixed(2)} s busy of ${(total / 1e6).toFixed(2)} s`, "", "self time by area (share of busy time):"];
+  const lines = [
+    `profile ${file}: ${(busy / 1e6).toFixed(2)} s busy of ${(total / 1e6).toFixed(2)} s`,
+    "",
+    "self time by area (share of busy time):",
+  ];
   for (const [area, micros] of [...areas].sort((a, b) => b[1] - a[1])) {
     if (area !== "(idle)") lines.push(`  ${pct(micros)}  ${area}`);
   }

@@ -143,7 +143,9 @@ describe("WEB_CONCURRENCY=2", () => {
     app.child.kill("SIGTERM"); // the primary only: it passes the signal on
     await app.waitForLine(/^keyhook: SIGTERM: stopping 2 server process\(es\)$/);
     const draining = await Promise.all(
-      workers.map((pid) => app.waitForLine(new RegExp(`SIGTERM: draining (\\d+) request\\(s\\) in flight .*\\[pid ${pid}\\]`))),
+      workers.map((pid) =>
+        app.waitForLine(new RegExp(`SIGTERM: draining (\\d+) request\\(s\\) in flight .*\\[pid ${pid}\\]`)),
+      ),
     );
     const inFlight = draining.map((line) => Number(/draining (\d+)/.exec(line)![1]));
     expect(inFlight.reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(HELD_DELIVERIES);
