@@ -113,7 +113,12 @@ describe("settings", () => {
       process.execPath,
       ["--conditions=react-server", "--import", "tsx", "scripts/boot.ts", "start"],
       {
-        env: { ...process.env, KEYHOOK_ALLOW_DEV_SECRET: "1", WEB_CONCURRENCY: "lots", DATABASE_URL: "" },
+        env: {
+          ...process.env,
+          KEYHOOK_ALLOW_DEV_SECRET: "1",
+          WEB_CONCURRENCY: "lots",
+          DATABASE_URL: "postgresql://u:p@127.0.0.1:1/app",
+        },
         encoding: "utf8",
         timeout: 20_000,
       },
