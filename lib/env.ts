@@ -97,8 +97,16 @@ const schema = z
     PROVIDER_WEBHOOK_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
     /** How often the worker folds new claims and receipts into the dashboard's hourly counts (lib/rollups). */
     ROLLUP_INTERVAL_MS: intSetting(100, 3_600_000).default(5_000),
-    /** How often the outbox worker looks for due rows when it found none. */
+    /** How often the worker's job queue looks for jobs that came due without a NOTIFY (a retry's backoff, a follow-up). */
     OUTBOX_POLL_INTERVAL_MS: intSetting(10, 60_000).default(1_000),
+    /** Jobs one worker process runs at once (the outbox, the purge, the notifier …). */
+    WORKER_CONCURRENCY: intSetting(1, 32).default(4),
+    /** An alert still open and seen again is repeated to each channel at most this often. */
+    ALERT_REPEAT_INTERVAL_MINUTES: intSetting(1, 10_080).default(60),
+    /** How often the notifier looks for alerts to send (a new alert goes out within this). */
+    ALERT_NOTIFY_INTERVAL_MS: intSetting(500, 600_000).default(5_000),
+    /** Failed sends in a row after which a channel raises its own `channel_failing` alert. */
+    ALERT_CHANNEL_FAILURE_THRESHOLD: intSetting(1, 100).default(5),
     /** A claimed row becomes due again after this long if its worker died mid-send. */
     OUTBOX_LEASE_MS: intSetting(100, 3_600_000).default(60_000),
     /** After this many attempts a row is marked failed for a human to look at. */
@@ -139,6 +147,8 @@ const schema = z
     CSV_EXPORT_CONCURRENCY: intSetting(1, 100).default(1),
     /** The address the production server listens on (a container: all interfaces). */
     LISTEN_HOST: z.string().min(1).default("0.0.0.0"),
+    /** Server processes `npm start` runs sharing the port (node:cluster), each with its own DATABASE_POOL_SIZE pool. */
+    WEB_CONCURRENCY: intSetting(1, 64).default(1),
     /** SIGTERM: how long a replica waits for the requests in flight before it closes its pools and exits. */
     SHUTDOWN_DRAIN_MS: intSetting(100, 600_000).default(10_000),
     /** OpenTelemetry: base URL of an OTLP/HTTP collector (traces go to <url>/v1/traces); unset: no tracing. */
