@@ -1,17 +1,24 @@
-// `npm run bench:purge`: the retention purge at scale, next to live ingest (issue 5). Prints figures,
+// `npm run bench:purge`: one night's purge at scale next to live ingest (issue 15). Prints figures,
 // asserts nothing.
-//   1. fills BENCH_ROWS ledger rows (and one receipt each) with generate_series: one day's worth
-//      (BENCH_ROWS / 14) just past the 14-day window, the rest inside it (the older half of those
-//      past the 7-day payload window), then folds the dashboard rollups (the purge subtracts from them);
-//   2. ingest alone: signed unique events through a real process serving the ingest handler
-//      (test/support/ingest-server.ts), autocannon, 8 connections → p50/p99;
-//   3. ingest while the purge runs (default batch 5,000, pause 50 ms), until the purge ends;
-//   4. ingest alone again, on the purged ledger.
-// Prints p99 during the purge over p99 alone (before and after, averaged): the target is < 1.20.
-// Writes bench/results/purge-scale.json and a line in bench/results/history.ndjson. Everything
-// runs on the same 2 cores, PostgreSQL included.
-//   BENCH_ROWS (default 10000000), BENCH_EXPIRED_ROWS (default one day's worth, BENCH_ROWS / 14),
-//   BENCH_SECONDS (per ingest-alone phase, default 20), BENCH_CONNECTIONS (8), BENCH_PG_PORT (54521)
+//   0. the database: the dashboard benchmark's fill (bench/support/fill-scale.ts, 10,000,000 claims
+//      + 10,000,000 receipts over 14 days, 100,000 districts) in .data/bench-postgres, reused when
+//      its label matches (a copy of another worktree's fill works: see README), else filled here;
+//   1. picks the night: `now` = the oldest claim + the 14-day window + BENCH_PURGE_HOURS (24), with
+//      payloads kept 13 days, so the purge deletes one day of claims and receipts and clears one day
+//      of payloads — a steady-state night, not a first purge of a week of payloads;
+//   2. saves that day (bench/support/purge-day.ts) and, after each purge, restores it, so the next
+//      run (or the next mode) purges the same rows;
+//   3. per mode (BENCH_PURGE_MODES, default "paced"; "fixed" = 5,000 rows / 50 ms, the old defaults):
+//      ingest alone, ingest while the purge runs (until it ends), ingest alone again — signed
+//      unique events through a real process serving the ingest handler (test/support/ingest-server.ts),
+//      autocannon, BENCH_CONNECTIONS (8) connections — with what PostgreSQL waited on meanwhile
+//      (bench/support/pg-activity.ts: ingest's wait events, WAL MiB/s, full-page images, checkpoints,
+//      autovacuum);
+// Prints p99 during the purge over p99 before it (target < 1.20), over p99 after it, and the
+// throughput ratio, with the load average of each phase. BENCH_REWRITE_CLAIMS=1: VACUUM FULL the
+// claims first, so the fill's pages get the table's fillfactor (migration 20261201120000). Writes bench/results/purge-scale.json and a line in history.ndjson.
+//   BENCH_PG_PORT (54521), BENCH_SECONDS (per ingest-alone phase, 20), BENCH_CLAIMS / BENCH_RECEIPTS /
+//   BENCH_DISTRICTS (the fill, 10,000,000 / 10,000,000 / 100,000), BENCH_PURGE_HOURS (24)
 import os from "node:os";
 import autocannon from "autocannon";
 import pg from "pg";
@@ -19,16 +26,31 @@ import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
 import { applyMigrations } from "../tooling/migrations/wasm-engine";
 import { startIngestServer } from "../test/support/child-process";
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";
+import { fillScale } from "./support/fill-scale";
+import { watchActivity, type ActivityReport } from "./support/pg-activity";
+import { dropSaved, hasSavedDay, restoreDay, saveDay } from "./support/purge-day";
 import { writeResult } from "./support/results";
 
 const SECRET = "whsec_" + Buffer.from("keyhook-purge-benchmark-secret-0123").toString("base64");
-const TOTAL_ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
-const EXPIRED_ROWS = Number(process.env.BENCH_EXPIRED_ROWS ?? Math.round(TOTAL_ROWS / 14));
-const FILL_CHUNK = 100_000;
+const scale = {
+  claims: Number(process.env.BENCH_CLAIMS ?? 10_000_000),
+  receipts: Number(process.env.BENCH_RECEIPTS ?? 10_000_000),
+  districts: Number(process.env.BENCH_DISTRICTS ?? 100_000),
+};
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const PG_PORT = Number(process.env.BENCH_PG_PORT ?? 54521);
-const DATABASE = "keyhook_purge_bench";
+const PURGE_HOURS = Number(process.env.BENCH_PURGE_HOURS ?? 24);
+const MODES = (process.env.BENCH_PURGE_MODES ?? "paced").split(",").map((m) => m.trim());
+// Rewrites processed_events first (VACUUM FULL) so the fill's pages get the table's fillfactor, as
+// rows ingested after migration 20261201120000 have it. Once per fill is enough.
+const REWRITE_CLAIMS = process.env.BENCH_REWRITE_CLAIMS === "1";
+// BENCH_RESTORE=0 leaves the last mode's day purged (saved tables kept; the next run restores it).
+const RESTORE = process.env.BENCH_RESTORE !== "0";
+const RETENTION_DAYS = 14;
+const HOUR_MS = 3_600_000;
+// The same label as bench:dashboard's, so one fill serves both.
+const LABEL = `fill ${scale.claims}/${scale.receipts}/${scale.districts}`;
 
 type LoadPhase = {
   name: string;
@@ -42,70 +64,89 @@ type LoadPhase = {
   non2xx: number;
   errors: number;
   loadAvg1m: number;
+  activity: ActivityReport;
 };
 
+for (const mode of MODES) {
+  if (mode !== "paced" && mode !== "fixed") throw new Error(`BENCH_PURGE_MODES: unknown mode ${mode} (paced, fixed)`);
+}
 assertSignerMatchesLibrary(SECRET);
-const server = await startEmbeddedPostgres({ dataDir: ".data/h-retention-bench", port: PG_PORT, database: "postgres" });
+const server = await startEmbeddedPostgres({
+  dataDir: ".data/bench-postgres",
+  port: PG_PORT,
+  database: "postgres",
+  settings: { max_connections: "300", shared_buffers: process.env.BENCH_PG_SHARED_BUFFERS ?? "1GB" },
+});
 const admin = new pg.Client({ connectionString: server.adminUrl("postgres") });
 await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-await admin.query(`CREATE DATABASE ${DATABASE}`);
+const kept =
+  (
+    await admin.query(
+      "SELECT 1 FROM pg_database WHERE datname = 'keyhook_bench' AND shobj_description(oid, 'pg_database') = $1",
+      [LABEL],
+    )
+  ).rowCount === 1;
+if (!kept) {
+  await admin.query("DROP DATABASE IF EXISTS keyhook_bench WITH (FORCE)");
+  await admin.query("CREATE DATABASE keyhook_bench");
+}
 await admin.end();
-const databaseUrl = server.adminUrl(DATABASE);
+const databaseUrl = server.adminUrl("keyhook_bench");
 await applyMigrations({ databaseUrl });
 
 // Before lib/env.ts reads the configuration (once) for the in-process purge.
 process.env.DATABASE_URL = databaseUrl;
 process.env.LOG_LEVEL ??= "warn";
 const { runPurge } = await import("../lib/retention/run-purge");
-const { getRetentionStats } = await import("../lib/retention/retention-stats");
 const { disconnectDb } = await import("../lib/db");
 const { foldRollups } = await import("../lib/rollups/fold-rollups");
 
-const db = new pg.Client({ connectionString: databaseUrl });
-await db.connect();
+const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+const query = async <T = Record<string, unknown>>(sql: string, params?: unknown[]) =>
+  (await pool.query(sql, params)).rows as T[];
 let ingest: Awaited<ReturnType<typeof startIngestServer>> | undefined;
+const activity = await watchActivity(databaseUrl, "keyhook-purge");
 
 try {
-  // 1. Fill. Rows are in received_at order like real ones (ids grow with time).
-  const fillStarted = performance.now();
-  for (let from = 1; from <= TOTAL_ROWS; from += FILL_CHUNK) {
-    const to = Math.min(TOTAL_ROWS, from + FILL_CHUNK - 1);
-    await db.query(
-      `WITH rows AS (
-         SELECT g, CASE WHEN g <= $3
-                     THEN now() - interval '15 days' + (g * interval '23 hours' / $3)
-                     ELSE now() - interval '13 days' + ((g - $3) * interval '13 days' / ($4 - $3 + 1))
-                   END AS at
-         FROM generate_series($1::int, $2::int) AS g)
-       , claims AS (
-         INSERT INTO processed_events (tenant_id, event_id, type, key_id, sequence, outcome, payload, occurred_at, received_at, processed_at)
-         SELECT 'fill-' || (g % 1000), 'evt_fill_' || g, 'key.created', 'key_fill_' || g, g, 'applied',
-                jsonb_build_object('id', 'evt_fill_' || g, 'type', 'key.created', 'tenant_id', 'fill-' || (g % 1000),
-                  'key_id', 'key_fill_' || g, 'sequence', g, 'occurred_at', at,
-                  'data', jsonb_build_object('prefix', 'ik_live_' || lpad((g % 10000)::text, 4, '0'), 'scopes', jsonb_build_array('rosters:read', 'rosters:write'))),
-                at, at, at
-         FROM rows)
-       INSERT INTO receipts (received_at, webhook_id, tenant_id, event_id, signature_verdict, status, outcome, latency_micros, body_bytes)
-       SELECT at, 'evt_fill_' || g, 'fill-' || (g % 1000), 'evt_fill_' || g, 'valid', 200, 'applied', 4000, 330 FROM rows`,
-      [from, to, EXPIRED_ROWS, TOTAL_ROWS],
-    );
-    process.stdout.write(`\rfilled ${to.toLocaleString("en")} / ${TOTAL_ROWS.toLocaleString("en")} rows`);
+  let fillSeconds: number | "kept" = "kept";
+  if (!kept) {
+    const started = performance.now();
+    await fillScale((sql, params) => query(sql, params), scale);
+    await query(`COMMENT ON DATABASE keyhook_bench IS '${LABEL}'`);
+    fillSeconds = Math.round((performance.now() - started) / 100) / 10;
   }
-  await db.query("VACUUM ANALYZE processed_events, receipts");
-  const fillSeconds = (performance.now() - fillStarted) / 1000;
-  console.log(` in ${fillSeconds.toFixed(1)} s (with VACUUM ANALYZE)`);
-
-  const foldStarted = performance.now();
+  if (await hasSavedDay(query)) {
+    console.log("a previous run left its saved day: restoring it first");
+    await restoreDay(query);
+  }
   await foldRollups();
   await foldRollups();
-  console.log(`rollups folded in ${((performance.now() - foldStarted) / 1000).toFixed(1)} s`);
+  if (REWRITE_CLAIMS) {
+    const started = performance.now();
+    await query("VACUUM (FULL, ANALYZE) processed_events");
+    console.log(
+      `processed_events rewritten with its fillfactor in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+  }
+  const [fillfactor] = await query<{ options: string[] | null; mib: string }>(
+    `SELECT reloptions AS options, (pg_relation_size('processed_events') / 1048576)::text AS mib FROM pg_class WHERE relname = 'processed_events'`,
+  );
+  console.log(`processed_events: ${fillfactor!.mib} MiB heap, options ${JSON.stringify(fillfactor!.options)}`);
 
-  const statsStarted = performance.now();
-  const before = await getRetentionStats();
-  const statsMsBefore = performance.now() - statsStarted;
+  // 1. The night: one day of claims/receipts past the window, one day of payloads past theirs.
+  const [oldest] = await query<{ at: Date }>("SELECT min(received_at) AS at FROM processed_events");
+  const purgeNow = new Date(oldest!.at.getTime() + (RETENTION_DAYS * 24 + PURGE_HOURS) * HOUR_MS);
+  const day = {
+    claimsBefore: new Date(purgeNow.getTime() - RETENTION_DAYS * 24 * HOUR_MS),
+    payloadsBefore: new Date(purgeNow.getTime() - (RETENTION_DAYS - 1) * 24 * HOUR_MS),
+  };
+  const saveStarted = performance.now();
+  const saved = await saveDay(query, day);
+  console.log(
+    `night: purge at ${purgeNow.toISOString()} — ${saved.claims.toLocaleString("en")} claims, ${saved.receipts.toLocaleString("en")} receipts, ` +
+      `${saved.payloads.toLocaleString("en")} payloads (saved in ${((performance.now() - saveStarted) / 1000).toFixed(1)} s)`,
+  );
 
-  // 2–4. Ingest load, the purge in the middle.
   ingest = await startIngestServer({
     DATABASE_URL: databaseUrl,
     WEBHOOK_SECRETS: SECRET,
@@ -123,114 +164,113 @@ try {
       `ingest server answered ${probeAnswer.status}: ${await probeAnswer.text()}\n${ingest.output.join("")}`,
     );
   await load("warm-up", 10);
-  const alone = await load("ingest alone", SECONDS);
 
-  const batchMs: number[] = [];
-  const slowestBatchMs: Record<string, number> = {};
-  const purgeStarted = performance.now();
-  const purging = runPurge({
-    trigger: "manual",
-    onBatch: (b) => {
-      batchMs.push(b.durationMs);
-      slowestBatchMs[b.target] = round(Math.max(slowestBatchMs[b.target] ?? 0, b.durationMs));
-    },
-  });
-  const during = await load("ingest + purge", null, purging);
-  const run = await purging;
-  const purgeSeconds = (performance.now() - purgeStarted) / 1000;
-  const afterPurge = await load("ingest alone, after purge", SECONDS);
-  // Idempotence at scale: what a nightly run costs when there is (almost) nothing left to do.
-  const second = await runPurge({ trigger: "manual" });
-
-  const statsAfterStarted = performance.now();
-  const after = await getRetentionStats();
-  const statsMsAfter = performance.now() - statsAfterStarted;
-
-  const sorted = [...batchMs].sort((a, b) => a - b);
-  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-  const result = {
-    at: new Date().toISOString(),
-    machine: {
-      cpus: os.cpus().length,
-      model: os.cpus()[0]?.model,
-      node: process.version,
-      note: "load generator, app, purge and PostgreSQL share these cores with other work",
-    },
-    fill: { rows: TOTAL_ROWS, expiredRows: EXPIRED_ROWS, receipts: TOTAL_ROWS, seconds: round(fillSeconds) },
-    purge: {
-      status: run.status,
-      error: run.error,
-      seconds: round(purgeSeconds),
-      claimsDeleted: run.claimsDeleted,
-      receiptsDeleted: run.receiptsDeleted,
-      payloadsCleared: run.payloadsCleared,
-      batches: run.batches,
-      batchSize: 5000,
-      pauseMs: 50,
-      batchMs: {
-        p50: round(pct(50)),
-        p99: round(pct(99)),
-        max: round(sorted.at(-1) ?? 0),
-        slowestByTarget: slowestBatchMs,
-      },
-      rowsPerSecond: Math.round((run.claimsDeleted + run.receiptsDeleted) / purgeSeconds),
-      secondRun: {
-        status: second.status,
-        ms: second.durationMs,
-        claimsDeleted: second.claimsDeleted,
-        receiptsDeleted: second.receiptsDeleted,
-        payloadsCleared: second.payloadsCleared,
-      },
-    },
-    ledger: {
-      before: {
-        claimRows: before.claimRows,
-        claimMiB: mib(before.claimBytes),
-        receiptRows: before.receiptRows,
-        receiptMiB: mib(before.receiptBytes),
-        statsQueryMs: Math.round(statsMsBefore),
-      },
-      after: {
-        claimRows: after.claimRows,
-        claimMiB: mib(after.claimBytes),
-        receiptRows: after.receiptRows,
-        receiptMiB: mib(after.receiptBytes),
-        statsQueryMs: Math.round(statsMsAfter),
-      },
-    },
-    ingest: [alone, during, afterPurge],
-  };
-
-  console.log(
-    `\nfill: ${TOTAL_ROWS.toLocaleString("en")} claims + receipts (${EXPIRED_ROWS.toLocaleString("en")} expired) in ${result.fill.seconds} s`,
-  );
-  console.log(
-    `purge: ${run.status} in ${result.purge.seconds} s — ${run.claimsDeleted.toLocaleString("en")} claims, ${run.receiptsDeleted.toLocaleString("en")} receipts deleted, ` +
-      `${run.payloadsCleared.toLocaleString("en")} payloads cleared, ${run.batches} batches (p50 ${result.purge.batchMs.p50} ms, p99 ${result.purge.batchMs.p99} ms, max ${result.purge.batchMs.max} ms; slowest by target ${JSON.stringify(slowestBatchMs)})`,
-  );
-  console.log(
-    `second run right after: ${second.status} in ${second.durationMs} ms (${second.claimsDeleted} claims, ${second.payloadsCleared} payloads)`,
-  );
-  console.log(
-    `ledger: ${before.claimRows.toLocaleString("en")} → ${after.claimRows.toLocaleString("en")} rows, ${result.ledger.before.claimMiB} → ${result.ledger.after.claimMiB} MiB (space is reused, not returned); stats query ${result.ledger.before.statsQueryMs} ms → ${result.ledger.after.statsQueryMs} ms`,
-  );
-  console.log("\nphase                        secs    req/s   p50 ms  p90 ms  p99 ms  max ms  non-2xx errors load1m");
-  for (const p of result.ingest) {
-    console.log(
-      `${p.name.padEnd(28)} ${p.seconds.toFixed(1).padStart(5)} ${p.requestsPerSec.toFixed(0).padStart(8)} ${p.p50.toFixed(1).padStart(8)} ${p.p90.toFixed(1).padStart(7)} ${p.p99.toFixed(1).padStart(7)} ${p.max.toFixed(0).padStart(7)} ${String(p.non2xx).padStart(8)} ${String(p.errors).padStart(6)} ${p.loadAvg1m.toFixed(2).padStart(6)}`,
+  const modes = [];
+  for (const mode of MODES) {
+    const options = mode === "fixed" ? { batchSize: 5_000, pauseMs: 50 } : {};
+    // The bench's retention settings for every mode: restoring the day restores the saved row.
+    await query(
+      `INSERT INTO settings (key, value, updated_by) VALUES ('retention', $1::jsonb, 'bench:purge')
+       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_by = EXCLUDED.updated_by, updated_at = now()`,
+      [
+        JSON.stringify({
+          retentionDays: RETENTION_DAYS,
+          retryHorizonHours: 72,
+          payloadRetentionDays: RETENTION_DAYS - 1,
+        }),
+      ],
     );
+    const alone = await load(`${mode}: ingest alone`, SECONDS);
+    const batches: { target: string; rows: number; durationMs: number; walBytes: number; restMs: number }[] = [];
+    const purgeStarted = performance.now();
+    const purging = runPurge({ trigger: "manual", now: purgeNow, ...options, onBatch: (b) => batches.push(b) });
+    const during = await load(`${mode}: ingest + purge`, null, purging);
+    const run = await purging;
+    const purgeSeconds = (performance.now() - purgeStarted) / 1000;
+    const afterPurge = await load(`${mode}: ingest alone, after`, SECONDS);
+    // What a nightly run costs when there is (almost) nothing left to do.
+    const second = await runPurge({ trigger: "manual", now: purgeNow, ...options });
+
+    const byTarget = Object.fromEntries(
+      ["claims", "payloads", "receipts"].map((target) => {
+        const own = batches.filter((b) => b.target === target);
+        const ms = own.map((b) => b.durationMs).sort((a, b) => a - b);
+        const rows = own.reduce((sum, b) => sum + b.rows, 0);
+        const workMs = ms.reduce((sum, m) => sum + m, 0);
+        return [
+          target,
+          {
+            batches: own.length,
+            rows,
+            meanRows: own.length ? Math.round(rows / own.length) : 0,
+            batchMsP50: round(ms[Math.floor(ms.length / 2)] ?? 0),
+            batchMsMax: round(ms.at(-1) ?? 0),
+            workSeconds: round(workMs / 1000),
+            restSeconds: round(own.reduce((sum, b) => sum + b.restMs, 0) / 1000),
+            walMiB: round(own.reduce((sum, b) => sum + b.walBytes, 0) / 1048576),
+            usPerRow: rows ? Math.round((workMs * 1000) / rows) : 0,
+          },
+        ];
+      }),
+    );
+    // Before is the baseline: the phase after still pays for the purge (checkpoints writing the
+    // pages it dirtied, autovacuum), so it is printed, not averaged in.
+    const p99Ratio = Math.round((during.p99 / alone.p99) * 100) / 100;
+    const p99RatioToAfter = Math.round((during.p99 / afterPurge.p99) * 100) / 100;
+    const throughputRatio = Math.round((during.requestsPerSec / alone.requestsPerSec) * 100) / 100;
+    modes.push({
+      mode,
+      options,
+      purge: {
+        status: run.status,
+        error: run.error,
+        seconds: round(purgeSeconds),
+        claimsDeleted: run.claimsDeleted,
+        receiptsDeleted: run.receiptsDeleted,
+        payloadsCleared: run.payloadsCleared,
+        batches: run.batches,
+        byTarget,
+        secondRun: { status: second.status, ms: second.durationMs, batches: second.batches },
+      },
+      ingest: [alone, during, afterPurge],
+      p99Ratio,
+      p99RatioToAfter,
+      throughputRatio,
+    });
+    console.log(
+      `\n${mode}: purge ${run.status} in ${round(purgeSeconds)} s — ${run.claimsDeleted.toLocaleString("en")} claims, ` +
+        `${run.receiptsDeleted.toLocaleString("en")} receipts deleted, ${run.payloadsCleared.toLocaleString("en")} payloads cleared, ${run.batches} batches; second run ${second.durationMs} ms`,
+    );
+    for (const [target, t] of Object.entries(byTarget)) console.log(`  ${target.padEnd(9)} ${JSON.stringify(t)}`);
+    printPhases([alone, during, afterPurge]);
+    console.log(
+      `${mode}: ingest p99 during the purge / before: ${during.p99} / ${alone.p99} ms = ${p99Ratio} (target < 1.20); ` +
+        `/ after ${afterPurge.p99} ms = ${p99RatioToAfter}; req/s during / before = ${throughputRatio}; load1m ${during.loadAvg1m}`,
+    );
+
+    if (!RESTORE && mode === MODES.at(-1)) {
+      console.log("BENCH_RESTORE=0: the day stays purged; the next bench:purge restores it first");
+      break;
+    }
+    const restoreStarted = performance.now();
+    await restoreDay(query);
+    console.log(`restored the day in ${((performance.now() - restoreStarted) / 1000).toFixed(1)} s`);
   }
-  const p99Alone = (alone.p99 + afterPurge.p99) / 2;
-  const p99Ratio = Math.round((during.p99 / p99Alone) * 100) / 100;
-  console.log(
-    `\ningest p99 during the purge / alone (mean of before and after): ${during.p99} / ${p99Alone} ms = ${p99Ratio} (target < 1.20)`,
-  );
-  writeResult("purge-scale", { ...result, p99Ratio });
+  if (RESTORE) await dropSaved(query);
+
+  writeResult("purge-scale", {
+    scale,
+    fillSeconds,
+    night: { purgeAt: purgeNow.toISOString(), ...day, ...saved, purgeHours: PURGE_HOURS },
+    connections: CONNECTIONS,
+    modes,
+  });
 
   /** Fixed duration, or (seconds = null) until `until` settles. */
   async function load(name: string, seconds: number | null, until?: Promise<unknown>): Promise<LoadPhase> {
     const started = performance.now();
     const loadAvg1m = os.loadavg()[0]!;
+    await activity.start();
     const result = await new Promise<autocannon.Result>((resolve, reject) => {
       const instance = autocannon(
         {
@@ -251,6 +291,7 @@ try {
       );
       until?.finally(() => instance.stop());
     });
+    const report = await activity.stop();
     return {
       name,
       seconds: round((performance.now() - started) / 1000),
@@ -263,19 +304,31 @@ try {
       non2xx: result.non2xx,
       errors: result.errors + result.timeouts,
       loadAvg1m,
+      activity: report,
     };
   }
 } finally {
   await ingest?.kill("SIGTERM");
-  await db.end();
+  await activity.close();
+  await pool.end();
   await disconnectDb();
   await server.stop();
 }
 
-function round(value: number): number {
-  return Math.round(value * 10) / 10;
+function printPhases(phases: LoadPhase[]) {
+  console.log(
+    "phase                          secs   req/s  p50 ms  p99 ms  max ms non-2xx load1m  WAL MiB/s  FPI/s ckpt",
+  );
+  for (const p of phases) {
+    console.log(
+      `${p.name.padEnd(30)} ${p.seconds.toFixed(1).padStart(5)} ${p.requestsPerSec.toFixed(0).padStart(7)} ${p.p50.toFixed(1).padStart(7)} ${p.p99.toFixed(1).padStart(7)} ${p.max.toFixed(0).padStart(7)} ${String(p.non2xx + p.errors).padStart(7)} ${p.loadAvg1m.toFixed(2).padStart(6)} ${p.activity.walMiBPerSec.toFixed(2).padStart(10)} ${String(p.activity.walFpiPerSec).padStart(6)} ${String(p.activity.checkpoints).padStart(4)}`,
+    );
+    console.log(
+      `    ingest waits ${JSON.stringify(p.activity.ingestWaits)} active ${p.activity.ingestActive}, autovacuum ${p.activity.autovacuumShare}, checkpoint writing ${p.activity.checkpointWritingShare}`,
+    );
+  }
 }
 
-function mib(bytes: number): number {
-  return Math.round(bytes / 1024 / 1024);
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
 }

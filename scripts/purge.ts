@@ -1,5 +1,7 @@
 // `npm run purge`: one purge of the dedupe ledger and receipts, now (docs/design.md, invariant 6).
 //   npm run purge -- [--batch-size N] [--pause-ms N]
+// Either flag fixes what is otherwise paced (lib/retention/purge-pacing.ts): the batch size
+// adapts to a target batch duration, the rest to the batch's duration and WAL.
 // On DATABASE_URL, or, when it is unset, on the embedded PostgreSQL in .data/postgres (started for
 // the occasion, or shared with a running `npm run dev`), like `npm run db:migrate`.
 // Exit code 0 when it ran or another replica holds the lock, 1 when it failed or was refused.

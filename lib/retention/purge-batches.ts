@@ -13,7 +13,8 @@ import type { PurgeConnection } from "./purge-connection";
 import { COUNTED_ROW, HOUR_OF_RECEIVED_AT, ROLLUP_SOURCES, type RollupSource } from "../rollups/rollup-sources";
 
 export type KeysetPosition = { receivedAt: Date; id: string } | null;
-export type BatchResult = { rows: number; scanned: number; last: KeysetPosition };
+/** walBytes: WAL written while the batch ran (ingest's of that moment included), for the pacing. */
+export type BatchResult = { rows: number; scanned: number; last: KeysetPosition; walBytes: number };
 
 const keptForHumans = `NOT (outcome = 'quarantined' AND resolved_at IS NULL)`;
 
@@ -80,16 +81,22 @@ export async function purgeBatch(
   target: PurgeTarget,
   options: { before: Date; after: KeysetPosition; limit: number },
 ): Promise<BatchResult> {
+  const start = await connection.query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn");
   const result = await connection.query<Row>(statements[target] + summary, [
     options.after?.receivedAt ?? null,
     options.after?.id ?? null,
     options.before,
     options.limit,
   ]);
+  const wal = await connection.query<{ bytes: string }>(
+    "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint::text AS bytes",
+    [start.rows[0]!.lsn],
+  );
   const row = result.rows[0]!;
   return {
     rows: row.rows,
     scanned: row.scanned,
     last: row.last_at && row.last_id ? { receivedAt: row.last_at, id: row.last_id } : options.after,
+    walBytes: Number(wal.rows[0]!.bytes),
   };
 }

@@ -103,14 +103,17 @@ export async function openPurgeLease(options: {
   const batch = <T>(work: (connection: PurgeConnection) => Promise<T>) =>
     inTransaction(client, async () => {
       // A batch that cannot get a row lock quickly gives up (the next run retries) rather than
-      // queueing behind, and in front of, ingest. Transaction-local: nothing stays on a pooled
-      // server connection.
+      // queueing behind, and in front of, ingest. Its commit does not wait for the WAL flush
+      // (synchronous_commit off): a crash can only undo the last batches, which the next run
+      // redoes (the rollup subtraction is in the same transaction), and ingest's commits stop
+      // sharing fsyncs with the purge's. Transaction-local: nothing stays on a pooled server connection.
       const renewed = await client.query<{ ours: boolean }>(
         `WITH lease AS (
            UPDATE purge_runs SET lease_until = now() + make_interval(secs => $2::int / 1000.0)
             WHERE id = $1::bigint AND status = 'running' RETURNING id
          )
          SELECT set_config('statement_timeout', $3, true), set_config('lock_timeout', '5s', true),
+                set_config('synchronous_commit', 'off', true),
                 EXISTS (SELECT 1 FROM lease) AS ours`,
         [id.toString(), leaseMs, `${statementTimeoutMs}ms`],
       );

@@ -1,7 +1,8 @@
 import "server-only";
 // Deletes expired claims and receipts, and clears payloads past their own shorter window
-// (docs/design.md, invariant 6), in small batches with a short pause between them so ingest never
-// stalls behind the purge. Safe to start from several replicas at once, directly or through a
+// (docs/design.md, invariant 6), in short batches paced so ingest never stalls behind the purge
+// (purge-pacing.ts: batch size follows a target duration, rests follow the batch's duration and
+// its WAL; docs/decisions/0008-paced-row-purge.md). Safe to start from several replicas at once, directly or through a
 // pooler: only the holder of the lease works, the others record `skipped_locked`
 // (purge-connection.ts explains the lease and its transaction-scoped lock).
 // Idempotent: a second run finds nothing to do; a run cut short (time budget, crash) is simply
@@ -12,21 +13,32 @@ import { AppError } from "../errors";
 import { describeError, log } from "../log";
 import { purgeBatch, type KeysetPosition, type PurgeTarget } from "./purge-batches";
 import { openPurgeLease } from "./purge-connection";
+import { DEFAULT_PURGE_PACING, nextBatchRows, restAfterBatchMs, type PurgePacing } from "./purge-pacing";
 import { toPurgeRunSummary, type PurgeRunSummary, type PurgeTrigger } from "./purge-runs";
 import { getRetentionSettings, retentionWindowProblem } from "./settings";
 
 const HOUR_MS = 3_600_000;
 
-export type PurgeBatchReport = { target: PurgeTarget; rows: number; durationMs: number };
+export type PurgeBatchReport = {
+  target: PurgeTarget;
+  rows: number;
+  durationMs: number;
+  /** WAL written while the batch ran (ingest's of the moment included). */
+  walBytes: number;
+  /** The rest that follows it. */
+  restMs: number;
+};
 
 export type RunPurgeOptions = {
   trigger: PurgeTrigger;
   /** The purge's idea of "now" (cutoffs are computed from it). Tests move it; default the clock. */
   now?: Date;
-  /** Rows per transaction. Default 5,000. */
+  /** Rows per transaction, fixed. Default: adaptive (purge-pacing.ts), 100–5,000 towards a 40 ms batch. */
   batchSize?: number;
-  /** Pause between batches, giving ingest the CPU and I/O back. Default 50 ms. */
+  /** Pause between batches, fixed. Default: paced (3× the batch's duration, and the WAL budget). */
   pauseMs?: number;
+  /** Overrides of the adaptive pacing (benchmarks, a deployment with a replica to spare). */
+  pacing?: Partial<PurgePacing>;
   /** Stop starting new batches after this long (a serverless cron has a deadline); the next run continues. */
   timeBudgetMs?: number;
   /** Called after every batch (benchmarks, progress). */
@@ -43,21 +55,22 @@ const optionsSchema = z.object({
     .int()
     .min(1, "batchSize must be at least 1")
     .max(50_000, "batchSize must be at most 50000")
-    .default(5_000),
+    .optional(),
   pauseMs: z
     .number()
     .int()
     .min(0, "pauseMs must be at least 0")
     .max(60_000, "pauseMs must be at most 60000")
-    .default(50),
+    .optional(),
   timeBudgetMs: z.number().int().min(0, "timeBudgetMs must be at least 0").optional(),
   scheduledFor: z.date({ error: "scheduledFor must be a date" }).optional(),
 });
 
 export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promise<PurgeRunSummary> {
-  const parsed = optionsSchema.safeParse({ ...options, onBatch: undefined });
+  const parsed = optionsSchema.safeParse({ ...options, onBatch: undefined, pacing: undefined });
   if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]!.message);
   const { trigger, batchSize, pauseMs, timeBudgetMs, scheduledFor } = parsed.data;
+  const pacing: PurgePacing = { ...DEFAULT_PURGE_PACING, ...options.pacing };
   const now = parsed.data.now ?? new Date();
   const startedAt = new Date();
   const started = performance.now();
@@ -125,8 +138,10 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
         },
         { target: "receipts", before: cutoffs.claims, from: null, total: "receiptsDeleted" },
       ];
+      // Each phase starts small again: a payload batch costs more per row than a delete.
       for (const phase of phases) {
         let after: KeysetPosition = phase.from;
+        let rows = batchSize ?? pacing.initialRows;
         for (;;) {
           if (timeBudgetMs !== undefined && elapsed() >= timeBudgetMs) {
             outOfTime = true;
@@ -134,17 +149,24 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
           }
           const batchStarted = performance.now();
           const batch = await lease.batch((connection) =>
-            purgeBatch(connection, phase.target, { before: phase.before, after, limit: batchSize }),
+            purgeBatch(connection, phase.target, { before: phase.before, after, limit: rows }),
           );
+          const measured = {
+            rows: batch.scanned,
+            durationMs: performance.now() - batchStarted,
+            walBytes: batch.walBytes,
+          };
+          const restMs = pauseMs ?? restAfterBatchMs(pacing, measured);
           after = batch.last;
           if (batch.rows > 0) {
             totals[phase.total] += batch.rows;
             totals.batches += 1;
-            options.onBatch?.({ target: phase.target, rows: batch.rows, durationMs: performance.now() - batchStarted });
+            options.onBatch?.({ target: phase.target, ...measured, rows: batch.rows, restMs });
             await progress("running");
           }
-          if (batch.scanned < batchSize) break;
-          if (pauseMs > 0) await delay(pauseMs);
+          if (batch.scanned < rows) break;
+          if (batchSize === undefined) rows = nextBatchRows(pacing, rows, measured);
+          if (restMs > 0) await delay(restMs);
         }
         if (outOfTime) break;
       }
