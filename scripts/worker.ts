@@ -11,7 +11,8 @@ import { describeError, log } from "../lib/log";
 import { processOutbox } from "../lib/outbox/process-outbox";
 import { providerClientFromEnv } from "../lib/provider/client";
 import { ensureWebhookRegistered } from "../lib/provider/webhook-registration";
-import { raiseGapAlerts } from "../lib/gaps/raise-gap-alerts";
+import { sweepAlerts } from "../lib/alerts/sweep-alerts";
+import { runDriftJob } from "../lib/drift/drift-job";
 import { startNightlyPurge } from "../lib/retention/nightly-purge";
 import { foldRollups } from "../lib/rollups/fold-rollups";
 
@@ -66,18 +67,41 @@ async function registerWebhook(url: string): Promise<void> {
   }
 }
 
+let driftInFlight: Promise<void> | null = null;
+
 /** Jobs that run on their own schedule next to the outbox loop. Each must swallow its own errors. */
 const periodicJobs: { name: string; everyMs: number; run: () => Promise<void> }[] = [
   // The dashboard's hourly counts: the pages stay exact without it, but slower as the unfolded tail grows.
   { name: "rollups", everyMs: config.ROLLUP_INTERVAL_MS, run: () => foldRollups().then(() => undefined) },
   // (The nightly retention purge keeps its own wall-clock timer: startNightlyPurge in main.)
-  // A sequence gap open past the provider's retry horizon becomes an alert; a closed one resolves it.
+  // INTEGRATOR (issue 13, part 4): the two jobs below move onto the job queue's schedule when it
+  // lands; they are plain functions of (options, db) so the queue's task only calls them.
+  // The alert sweep: every condition-based alert kind (quarantine, superseded keys, sequence gaps
+  // past the retry horizon — it calls raiseGapAlerts —, failed outbox rows and purges, the
+  // provider unreachable, the delivery failure rate), raised and auto-resolved.
   {
-    name: "sequence-gap-alerts",
-    everyMs: 60_000,
+    name: "alert-sweep",
+    everyMs: config.ALERT_SWEEP_INTERVAL_MS,
     run: async () => {
-      const { raised, resolved } = await raiseGapAlerts();
-      if (raised > 0 || resolved > 0) log.info("sequence gap alerts", { raised, resolved });
+      const result = await sweepAlerts();
+      const changed = Object.entries(result).filter(([, r]) => r.raised > 0 || r.resolved > 0);
+      if (changed.length > 0) log.info("alert sweep", Object.fromEntries(changed));
+    },
+  },
+  // The drift check: a run a platform admin requested (or an interrupted one) at once, else one
+  // every DRIFT_CHECK_INTERVAL_HOURS. Checked every 30 s so the button's run starts promptly; it
+  // runs beside the loop (a large provider takes minutes), so outbox sends do not wait for it.
+  {
+    name: "drift-check",
+    everyMs: 30_000,
+    run: async () => {
+      if (driftInFlight) return;
+      driftInFlight = runDriftJob({ provider: providerClientFromEnv() })
+        .then((result) => {
+          if (result && result.status !== "busy") log.info("drift check", { ...result });
+        })
+        .catch((error) => log.error("drift check failed", { error: describeError(error) }))
+        .finally(() => (driftInFlight = null));
     },
   },
 ];
@@ -114,6 +138,7 @@ async function main(): Promise<void> {
     if (!busy && !stopping) await pause(config.OUTBOX_POLL_INTERVAL_MS);
   }
   stopNightlyPurge();
+  await driftInFlight;
 }
 
 try {

@@ -8,6 +8,7 @@ import type { Actor } from "@/lib/auth/actor";
 import { getOverview } from "@/lib/overview/get-overview";
 import { requirePageActor } from "../../_lib/session";
 import { SequenceGapsCard } from "../_components/sequence-gaps-card";
+import { OpenAlertsLine } from "./open-alerts-line";
 import { ReadinessLine } from "./readiness-line";
 
 export const metadata = { title: "Overview · Keyhook" };
@@ -32,6 +33,7 @@ async function OverviewNumbers({ actor }: { actor: Actor }) {
   const outcomes = ["applied", "stale", "quarantined", "ignored"] as const;
   return (
     <div className="space-y-6">
+      <OpenAlertsLine actor={actor} />
       <ReadinessLine actor={actor} />
       <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
         {outcomes.map((outcome) => (
