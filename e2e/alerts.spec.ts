@@ -1,0 +1,118 @@
+// Issue 13 in the browser: the alert center. A storm of quarantined events from one misrouted key
+// is ONE alert with a count; the district's admin acknowledges and resolves it (audited), another
+// district's admin never sees it; a platform admin asks for a drift check. No worker runs in the
+// browser tests, so the spec runs the alert sweep itself (`npm run alerts -- sweep`) on the
+// server's database.
+import { execFileSync } from "node:child_process";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { apiAs, deliverSigned, screenshot, signIn, USERS } from "./support";
+
+const sizes = [
+  { name: "desktop", width: 1280, height: 800 },
+  { name: "phone", width: 390, height: 844 },
+] as const;
+
+async function shoot(page: Page, name: string) {
+  for (const size of sizes) {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await screenshot(page, `${name}-${size.name}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+async function expectAxeClean(page: Page) {
+  const axe = await new AxeBuilder({ page }).analyze();
+  const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+}
+
+/** The sweep the worker would run, on the database the e2e server uses (playwright.config.ts). */
+function sweep() {
+  const databaseUrl = `postgresql://keyhook:keyhook@127.0.0.1:${Number(process.env.E2E_PG_PORT ?? 54531)}/keyhook`;
+  execFileSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/alerts.ts", "sweep"], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" },
+    stdio: "pipe",
+  });
+}
+
+test("a storm from one misrouted key is one alert; the district admin acknowledges and resolves it", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
+  test.setTimeout(120_000);
+  const api = await apiAs(baseURL!, null);
+  // A key of another district, then 12 events for district-4417 naming it: quarantined.
+  await deliverSigned(api, { type: "key.created", tenantId: "district-e2e-alerts", keyId: "key_e2e_misrouted", sequence: 1 });
+  for (let i = 0; i < 12; i++) {
+    const answer = await deliverSigned(api, {
+      type: "key.revoked",
+      tenantId: "district-4417",
+      keyId: "key_e2e_misrouted",
+      sequence: 900_000 + i,
+    });
+    expect(answer.body.outcome).toBe("quarantined");
+  }
+  sweep();
+
+  await signIn(page, USERS.districtAdmin);
+  await expect(page.getByTestId("open-alerts-line")).toContainText("open alert");
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Alerts" }).click();
+  await expect(page.getByRole("heading", { name: "Alerts", exact: true })).toBeVisible();
+  const row = page.getByTestId("alert-row").filter({ hasText: "key_e2e_misrouted" });
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText("12 quarantined event(s)");
+  await expect(row).toContainText("open");
+  await expectAxeClean(page);
+  await shoot(page, "alerts-list");
+
+  await row.getByRole("link").first().click();
+  await expect(page.getByRole("heading", { name: /12 quarantined event/ })).toBeVisible();
+  await expectAxeClean(page);
+  await shoot(page, "alert-detail");
+  const detailUrl = page.url();
+
+  await page.getByRole("button", { name: "Acknowledge" }).click();
+  await expect(page.getByRole("main").getByText(/Acknowledged quarantine\/district-4417\/key_e2e_misrouted/)).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole("main")).toContainText("acknowledged by admin@district-4417.test (district_admin)");
+
+  // Explained needs a note: the form says so and nothing changes.
+  await page.getByLabel("How").selectOption("explained");
+  await page.getByRole("button", { name: "Resolve" }).click();
+  await expect(page.getByRole("main").getByText("Say in the note why this is explained.")).toBeVisible();
+  await page.getByLabel(/Note/).fill("the provider misrouted a test batch; they fixed it");
+  await page.getByRole("button", { name: "Resolve" }).click();
+  await expect(page.getByRole("main").getByText(/Resolved quarantine\/district-4417\/key_e2e_misrouted/)).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole("main")).toContainText("resolved by admin@district-4417.test (district_admin)");
+  await expect(page.getByRole("main")).toContainText("the provider misrouted a test batch");
+  await shoot(page, "alert-detail-resolved");
+
+  // Another district's admin: not in the list, and the detail is a 404.
+  const other = await browser.newPage({ baseURL });
+  await signIn(other, USERS.otherDistrictAdmin);
+  await other.goto("/alerts?state=all");
+  await expect(other.getByTestId("alert-row").filter({ hasText: "key_e2e_misrouted" })).toHaveCount(0);
+  const denied = await other.goto(detailUrl);
+  expect(denied?.status()).toBe(404);
+  await other.close();
+
+  // Support sees it (all districts), resolved.
+  const support = await browser.newPage({ baseURL });
+  await signIn(support, USERS.support);
+  await support.goto("/alerts?state=resolved");
+  await expect(support.getByTestId("alert-row").filter({ hasText: "key_e2e_misrouted" })).toHaveCount(1);
+  await support.close();
+});
+
+test("a platform admin requests a drift check from the alert center", async ({ page }) => {
+  await signIn(page, USERS.platformAdmin);
+  await page.goto("/alerts");
+  await page.getByRole("button", { name: "Run drift check" }).click();
+  await expect(page.getByRole("main").getByText(/Drift check \d+ requested/)).toBeVisible();
+  await page.reload();
+  await expect(page.getByTestId("drift-run").first()).toContainText("requested");
+  await shoot(page, "alerts-drift");
+});
