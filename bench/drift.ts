@@ -93,7 +93,9 @@ try {
     ]);
   }
   const fillSeconds = (performance.now() - fillStarted) / 1000;
-  console.log(`provider: ${(perDistrict * DISTRICTS).toLocaleString("en")} keys in ${DISTRICTS} districts (${fillSeconds.toFixed(1)} s)`);
+  console.log(
+    `provider: ${(perDistrict * DISTRICTS).toLocaleString("en")} keys in ${DISTRICTS} districts (${fillSeconds.toFixed(1)} s)`,
+  );
 
   ingest = await startIngestServer({
     DATABASE_URL: databaseUrl,
@@ -106,7 +108,8 @@ try {
   const url = `http://127.0.0.1:${ingest.port}/api/webhooks/keys`;
   const probe = stream.next();
   const probeAnswer = await fetch(url, { method: "POST", body: probe.body, headers: probe.headers });
-  if (probeAnswer.status !== 200) throw new Error(`ingest server answered ${probeAnswer.status}: ${await probeAnswer.text()}`);
+  if (probeAnswer.status !== 200)
+    throw new Error(`ingest server answered ${probeAnswer.status}: ${await probeAnswer.text()}`);
   await load("warm-up", 5);
   const alone = await load("ingest alone", SECONDS);
 
@@ -123,7 +126,8 @@ try {
   const checking = runDriftCheck({
     provider: {
       listKeys: async (input) => {
-        if (++pages === Math.ceil(totalPages / 2)) await sim.setFaults({ apiRateLimitNext: 1, apiRetryAfterSeconds: 1 });
+        if (++pages === Math.ceil(totalPages / 2))
+          await sim.setFaults({ apiRateLimitNext: 1, apiRetryAfterSeconds: 1 });
         return client.listKeys(input);
       },
     },

@@ -50,7 +50,11 @@ try {
   } else {
     const { runDriftCheck } = await import("../lib/drift/run-drift-check");
     const { providerClientFromEnv } = await import("../lib/provider/client");
-    const run = await runDriftCheck({ provider: providerClientFromEnv(), trigger: "cli", requestedBy: "npm run alerts" });
+    const run = await runDriftCheck({
+      provider: providerClientFromEnv(),
+      trigger: "cli",
+      requestedBy: "npm run alerts",
+    });
     console.log(JSON.stringify(run));
     exitCode = run.status === "done" ? 0 : 1;
   }

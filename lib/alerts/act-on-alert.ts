@@ -24,7 +24,10 @@ type Outcome = "done" | "already";
 
 async function lockedAlert(tx: Tx, actor: Actor, id: string) {
   if (!/^\d{1,19}$/.test(id)) throw new AppError("not_found", "not found");
-  const visible = await tx.alert.findFirst({ where: { AND: [{ id: BigInt(id) }, alertScope(actor)] }, select: { id: true } });
+  const visible = await tx.alert.findFirst({
+    where: { AND: [{ id: BigInt(id) }, alertScope(actor)] },
+    select: { id: true },
+  });
   if (!visible) throw new AppError("not_found", "not found");
   // The row lock: two people (or a sweep) acting at once take turns, and the second sees the first's state.
   await tx.$queryRaw`SELECT id FROM alerts WHERE id = ${visible.id} FOR UPDATE`;

@@ -22,7 +22,14 @@ export type AlertEvidence = {
     reason: string | null;
     receivedAt: Date;
   }[];
-  receipts: { id: string; eventId: string | null; status: number; outcome: string | null; error: string | null; receivedAt: Date }[];
+  receipts: {
+    id: string;
+    eventId: string | null;
+    status: number;
+    outcome: string | null;
+    error: string | null;
+    receivedAt: Date;
+  }[];
 };
 
 export type AlertDetail = AlertRow & {
@@ -97,7 +104,11 @@ async function evidenceForKey(tenantId: string, keyId: string, db: DbOrTx): Prom
           select: { id: true, eventId: true, status: true, outcome: true, error: true, receivedAt: true },
         });
   return {
-    events: events.map((e) => ({ ...e, id: e.id.toString(), sequence: e.sequence === null ? null : Number(e.sequence) })),
+    events: events.map((e) => ({
+      ...e,
+      id: e.id.toString(),
+      sequence: e.sequence === null ? null : Number(e.sequence),
+    })),
     receipts: receipts.map((r) => ({ ...r, id: r.id.toString() })),
   };
 }

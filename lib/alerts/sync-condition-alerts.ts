@@ -35,7 +35,10 @@ export async function syncConditionAlerts(
       continue;
     }
     if (before && before.resolution !== "condition_cleared") continue;
-    await raiseAlert({ kind: input.kind, subject: item.subject, tenantId: item.tenantId, details: item.details, now: input.now }, db);
+    await raiseAlert(
+      { kind: input.kind, subject: item.subject, tenantId: item.tenantId, details: item.details, now: input.now },
+      db,
+    );
     raised++;
   }
   if (stillOpen.length > 0)
@@ -44,6 +47,8 @@ export async function syncConditionAlerts(
       data: { lastSeenAt: input.now },
     });
   const resolved =
-    input.complete === false ? 0 : await resolveAlertsExcept({ kind: input.kind, stillTrue: subjects, now: input.now }, db);
+    input.complete === false
+      ? 0
+      : await resolveAlertsExcept({ kind: input.kind, stillTrue: subjects, now: input.now }, db);
   return { raised, resolved };
 }

@@ -67,5 +67,8 @@ export async function resolveAlertsExcept(
     take: 10_000,
   });
   const keep = new Set(input.stillTrue);
-  return resolveAlerts({ kind: input.kind, subjects: open.map((a) => a.subject).filter((s) => !keep.has(s)), now: input.now }, db);
+  return resolveAlerts(
+    { kind: input.kind, subjects: open.map((a) => a.subject).filter((s) => !keep.has(s)), now: input.now },
+    db,
+  );
 }

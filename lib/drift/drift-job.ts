@@ -17,7 +17,8 @@ export async function runDriftJob(
 ): Promise<DriftCheckResult | null> {
   const now = options.now ?? (() => new Date());
   const waiting = await nextClaimableRun(now(), db);
-  if (waiting) return runDriftCheck({ provider: options.provider, runId: waiting.id, now, pageSize: options.pageSize }, db);
+  if (waiting)
+    return runDriftCheck({ provider: options.provider, runId: waiting.id, now, pageSize: options.pageSize }, db);
 
   const intervalHours = options.intervalHours ?? env().DRIFT_CHECK_INTERVAL_HOURS;
   if (intervalHours === 0) return null;

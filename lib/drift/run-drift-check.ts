@@ -10,6 +10,7 @@ import "server-only";
 // resumes from the last recorded page. When a district is done, its drift alerts this run did not
 // see again are resolved: the difference is gone.
 import { prisma, type Db } from "../db";
+import type { Prisma } from "../generated/prisma/client";
 import { env } from "../env";
 import { describeError } from "../log";
 import { DRIFT_ACTOR, DRIFT_KINDS } from "../alerts/alert-kinds";
@@ -42,7 +43,7 @@ export type RunDriftCheckOptions = {
   /** Stop (status interrupted) after this many pages: tests of resuming. */
   maxPages?: number;
   now?: () => Date;
-  onPage?: (info: { tenantId: string; page: number; keys: number; differences: number }) => void;
+  onPage?: (info: { tenantId: string; keys: number; differences: number }) => void;
 };
 
 export type DriftCheckResult = DriftRunSummary | { id: string; status: "busy" };
@@ -75,17 +76,30 @@ export async function runDriftCheck(options: RunDriftCheckOptions, db: Db = pris
           })
         ).id;
 
-  let run = await claimDriftRun({ id: runId, now: now(), leaseMs }, db);
+  const run = await claimDriftRun({ id: runId, now: now(), leaseMs }, db);
   if (!run) return { id: runId.toString(), status: "busy" };
   const startedAt = run.startedAt!;
-  let tenantId = run.tenantId ?? (await nextTenant(null, db));
+  // No district yet: a new run starts at the first one; a run that finished its last district
+  // but died before saying "done" has nothing left.
+  let tenantId = run.tenantId ?? (run.tenantsDone === 0 ? await nextTenant(null, db) : null);
+  let lease = run.leaseUntil!;
+  /** Records progress while the run is still ours (its lease unchanged); false when another worker took it over. */
+  const progress = async (data: Prisma.DriftRunUpdateManyMutationInput): Promise<boolean> => {
+    const renewed = new Date(now().getTime() + leaseMs);
+    const updated = await db.driftRun.updateMany({
+      where: { id: runId, status: "running", leaseUntil: lease },
+      data: { ...data, leaseUntil: data.status ? null : renewed },
+    });
+    lease = renewed;
+    return updated.count === 1;
+  };
   let cursor = run.cursor;
   let liveSeen = new Set<string>(Array.isArray(run.liveSeen) ? (run.liveSeen as string[]) : []);
   let pagesThisCall = 0;
 
   while (tenantId !== null) {
     if (options.maxPages !== undefined && pagesThisCall >= options.maxPages) {
-      await db.driftRun.update({ where: { id: runId }, data: { status: "interrupted", leaseUntil: null, tenantId } });
+      await progress({ status: "interrupted", tenantId });
       return summary(runId, db);
     }
     let page: Awaited<ReturnType<DriftProvider["listKeys"]>>;
@@ -93,10 +107,7 @@ export async function runDriftCheck(options: RunDriftCheckOptions, db: Db = pris
       page = await options.provider.listKeys({ tenantId, cursor, limit: pageSize });
     } catch (error) {
       // The client already retried what was worth retrying; the next job tick resumes from here.
-      await db.driftRun.update({
-        where: { id: runId },
-        data: { status: "interrupted", leaseUntil: null, tenantId, error: describeError(error).slice(0, 500) },
-      });
+      await progress({ status: "interrupted", tenantId, error: describeError(error).slice(0, 500) });
       return summary(runId, db);
     }
     pagesThisCall++;
@@ -126,43 +137,35 @@ export async function runDriftCheck(options: RunDriftCheckOptions, db: Db = pris
     if (districtDone) {
       await resolveClearedDrift(tenantId, startedAt, now(), db);
       const next = await nextTenant(tenantId, db);
-      run = await db.driftRun.update({
-        where: { id: runId },
-        data: {
-          tenantId: next,
-          cursor: null,
-          liveSeen: [],
-          tenantsDone: { increment: 1 },
-          pages: { increment: 1 },
-          keysCompared: { increment: page.items.length },
-          differences: { increment: differences.length },
-          leaseUntil: new Date(now().getTime() + leaseMs),
-        },
+      const ours = await progress({
+        tenantId: next,
+        cursor: null,
+        liveSeen: [],
+        tenantsDone: { increment: 1 },
+        pages: { increment: 1 },
+        keysCompared: { increment: page.items.length },
+        differences: { increment: differences.length },
       });
+      if (!ours) return { id: runId.toString(), status: "busy" };
+      options.onPage?.({ tenantId, keys: page.items.length, differences: differences.length });
       tenantId = next;
       cursor = null;
       liveSeen = new Set();
     } else {
-      run = await db.driftRun.update({
-        where: { id: runId },
-        data: {
-          cursor: page.nextCursor,
-          liveSeen: [...liveSeen],
-          pages: { increment: 1 },
-          keysCompared: { increment: page.items.length },
-          differences: { increment: differences.length },
-          leaseUntil: new Date(now().getTime() + leaseMs),
-        },
+      const ours = await progress({
+        cursor: page.nextCursor,
+        liveSeen: [...liveSeen],
+        pages: { increment: 1 },
+        keysCompared: { increment: page.items.length },
+        differences: { increment: differences.length },
       });
+      if (!ours) return { id: runId.toString(), status: "busy" };
+      options.onPage?.({ tenantId, keys: page.items.length, differences: differences.length });
       cursor = page.nextCursor;
     }
-    options.onPage?.({ tenantId: run.tenantId ?? "", page: run.pages, keys: page.items.length, differences: differences.length });
   }
 
-  await db.driftRun.update({
-    where: { id: runId },
-    data: { status: "done", finishedAt: now(), leaseUntil: null, tenantId: null, cursor: null },
-  });
+  await progress({ status: "done", finishedAt: now(), tenantId: null, cursor: null });
   return summary(runId, db);
 }
 

@@ -93,7 +93,10 @@ describe("condition sweeps", () => {
     expect(alert).toMatchObject({ state: "open", tenantId: OWN });
     // Still true on the next sweep: same row, same count, last seen moves.
     await sweepAlerts();
-    expect(await prisma.alert.findUniqueOrThrow({ where: { id: alert.id } })).toMatchObject({ state: "open", count: 1 });
+    expect(await prisma.alert.findUniqueOrThrow({ where: { id: alert.id } })).toMatchObject({
+      state: "open",
+      count: 1,
+    });
     await revokeKey({ actor: actors.districtAdmin, keyId: `key_${OWN}_2` });
     await sweepAlerts();
     expect((await prisma.alert.findUniqueOrThrow({ where: { id: alert.id } })).state).toBe("resolved");
@@ -102,7 +105,15 @@ describe("condition sweeps", () => {
   it("failed outbox rows, failed purges, an unreachable provider and a high failure rate each raise one alert and clear", async () => {
     const now = new Date();
     const row = await prisma.outboxMessage.create({
-      data: { tenantId: OWN, kind: "key.revoke", payload: { tenantId: OWN, keyId: "k" }, idempotencyKey: "t-1", status: "failed", attempts: 12, lastError: "provider answered 500" },
+      data: {
+        tenantId: OWN,
+        kind: "key.revoke",
+        payload: { tenantId: OWN, keyId: "k" },
+        idempotencyKey: "t-1",
+        status: "failed",
+        attempts: 12,
+        lastError: "provider answered 500",
+      },
     });
     expect(await sweepFailedOutbox(now, prisma)).toEqual({ raised: 1, resolved: 0 });
     expect(await sweepFailedOutbox(now, prisma)).toEqual({ raised: 0, resolved: 0 });
@@ -111,7 +122,9 @@ describe("condition sweeps", () => {
 
     await prisma.purgeRun.create({ data: { trigger: "schedule", status: "failed", error: "lock timeout" } });
     expect(await sweepPurgeFailures(now, prisma)).toEqual({ raised: 1, resolved: 0 });
-    await prisma.purgeRun.create({ data: { trigger: "schedule", status: "ran", startedAt: new Date(Date.now() + 1000) } });
+    await prisma.purgeRun.create({
+      data: { trigger: "schedule", status: "ran", startedAt: new Date(Date.now() + 1000) },
+    });
     expect(await sweepPurgeFailures(now, prisma)).toEqual({ raised: 0, resolved: 1 });
 
     // Provider calls without an answer for 20 minutes (threshold 15), none answered since.
@@ -132,9 +145,12 @@ describe("condition sweeps", () => {
 
     // 30 deliveries with a bad signature: 30 of 36 answers (the fixture's 6 were 200) not 2xx.
     for (let i = 0; i < 30; i++) {
-      const request = signedRequest(keyEvent({ type: "key.created", tenantId: OWN, keyId: `k${i}`, sequence: 50 + i }), {
-        secrets: ["whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldA=="],
-      });
+      const request = signedRequest(
+        keyEvent({ type: "key.created", tenantId: OWN, keyId: `k${i}`, sequence: 50 + i }),
+        {
+          secrets: ["whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldA=="],
+        },
+      );
       expect((await handleKeyWebhook(request)).status).toBe(401);
     }
     const settings = { percent: 20, windowMinutes: 60, minDeliveries: 20 };
@@ -142,16 +158,30 @@ describe("condition sweeps", () => {
     expect(await sweepDeliveryFailureRate(later, prisma, settings)).toEqual({ raised: 1, resolved: 0 });
     const rate = await prisma.alert.findFirstOrThrow({ where: { kind: "delivery_failure_rate" } });
     expect(rate.details).toMatchObject({ deliveries: 36, failed: 30 });
-    expect(await sweepDeliveryFailureRate(later, prisma, { ...settings, percent: 90 })).toEqual({ raised: 0, resolved: 1 });
+    expect(await sweepDeliveryFailureRate(later, prisma, { ...settings, percent: 90 })).toEqual({
+      raised: 0,
+      resolved: 1,
+    });
   });
 });
 
 describe("alert center scoping and actions", () => {
   async function seedAlerts() {
     const now = new Date();
-    await raiseAlert({ kind: "superseded_key", subject: `api_keys/${OWN}-x`, tenantId: OWN, now, details: { key_id: `${OWN}-x` } });
+    await raiseAlert({
+      kind: "superseded_key",
+      subject: `api_keys/${OWN}-x`,
+      tenantId: OWN,
+      now,
+      details: { key_id: `${OWN}-x` },
+    });
     await raiseAlert({ kind: "superseded_key", subject: `api_keys/${OTHER}-x`, tenantId: OTHER, now });
-    await raiseAlert({ kind: "quarantine", subject: `quarantine/${CANARY_TENANT_ID}/k`, tenantId: CANARY_TENANT_ID, now });
+    await raiseAlert({
+      kind: "quarantine",
+      subject: `quarantine/${CANARY_TENANT_ID}/k`,
+      tenantId: CANARY_TENANT_ID,
+      now,
+    });
     await raiseAlert({ kind: "provider_unreachable", subject: "provider/api", tenantId: null, now });
     return prisma.alert.findMany({ orderBy: { id: "asc" } });
   }
@@ -178,7 +208,9 @@ describe("alert center scoping and actions", () => {
     // Filters: by state and by kind; a bad filter is a clear error.
     expect((await listAlerts({ actor: actors.support, kind: "provider_unreachable" })).alerts).toHaveLength(1);
     expect((await listAlerts({ actor: actors.support, state: "resolved" })).alerts).toHaveLength(0);
-    await expect(listAlerts({ actor: actors.support, state: "nope" })).rejects.toSatisfy((e) => isAppError(e, "bad_request"));
+    await expect(listAlerts({ actor: actors.support, state: "nope" })).rejects.toSatisfy((e) =>
+      isAppError(e, "bad_request"),
+    );
   });
 
   it("acknowledge and resolve record who and when, audited; a resolved alert re-opens when raised again", async () => {

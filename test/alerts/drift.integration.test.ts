@@ -28,7 +28,13 @@ afterAll(async () => {
   await sim?.dispose();
 });
 
-const platformAdmin: Actor = { id: "u-platform", email: "platform@keyhook.test", name: null, role: "platform_admin", tenantId: null };
+const platformAdmin: Actor = {
+  id: "u-platform",
+  email: "platform@keyhook.test",
+  name: null,
+  role: "platform_admin",
+  tenantId: null,
+};
 const support: Actor = { id: "u-support", email: "support@keyhook.test", name: null, role: "support", tenantId: null };
 const districtAdmin = (tenantId: string): Actor => ({
   id: `u-${tenantId}`,
@@ -86,7 +92,10 @@ describe("drift check", () => {
     ]);
     // Both sides and the events that explain it.
     const detailA = await getAlert({ actor: platformAdmin, id: String(alerts[0]!.id) });
-    expect(detailA.details).toMatchObject({ provider: { status: "revoked" }, ours: { status: "active", activated_seq: 1 } });
+    expect(detailA.details).toMatchObject({
+      provider: { status: "revoked" },
+      ours: { status: "active", activated_seq: 1 },
+    });
     expect(detailA.summary).toBe(`${keyA} is active here but revoked at the provider`);
     expect(detailA.evidence.events.map((e) => [e.type, e.outcome])).toEqual([["key.created", "applied"]]);
     expect(detailA.evidence.receipts.map((r) => r.status)).toEqual([200]);
@@ -109,7 +118,11 @@ describe("drift check", () => {
     await resolveAlert({ actor: districtAdmin(a), id: String(alerts[0]!.id), resolution: "recorded_provider_state" });
     expect((await prisma.apiKey.findUniqueOrThrow({ where: { id: keyA } })).status).toBe("revoked");
     // Resolve B by revoking at the provider: one outbox row, same transaction as the alert's state.
-    const resolvedB = await resolveAlert({ actor: platformAdmin, id: String(alerts[1]!.id), resolution: "revoke_requested" });
+    const resolvedB = await resolveAlert({
+      actor: platformAdmin,
+      id: String(alerts[1]!.id),
+      resolution: "revoke_requested",
+    });
     const outbox = await prisma.outboxMessage.findMany();
     expect(outbox.map((m) => [m.kind, m.tenantId, m.payload, m.status, m.id.toString()])).toEqual([
       ["key.revoke", b, { tenantId: b, keyId: keyB }, "pending", resolvedB.outboxId],
@@ -127,8 +140,15 @@ describe("drift check", () => {
       ["resolved", 1],
     ]);
     // The worker sends it; the provider revokes the key once; a run after that finds agreement.
-    expect(await processOutbox({ client: createProviderClient({ baseUrl: sim.url, apiKey: DEV_PROVIDER_API_KEY, maxRetries: 0 }) })).toMatchObject({ sent: 1 });
-    const truth = await sim.control<{ tenants: { keys: { id: string; status: string }[] }[] }>("GET", `/_sim/truth?tenant=${b}`);
+    expect(
+      await processOutbox({
+        client: createProviderClient({ baseUrl: sim.url, apiKey: DEV_PROVIDER_API_KEY, maxRetries: 0 }),
+      }),
+    ).toMatchObject({ sent: 1 });
+    const truth = await sim.control<{ tenants: { keys: { id: string; status: string }[] }[] }>(
+      "GET",
+      `/_sim/truth?tenant=${b}`,
+    );
     expect(truth.tenants[0]!.keys.find((k) => k.id === keyB)?.status).toBe("revoked");
     const last = await runDriftCheck({ provider: client, trigger: "test" });
     expect(last).toMatchObject({ status: "done", differences: 0 });
@@ -141,7 +161,9 @@ describe("drift check", () => {
     await delivered("key.created", d, `key_local_only_${run}`, 1); // we know another key the provider never had
     await runDriftCheck({ provider: client, trigger: "test" });
     const alerts = await driftAlerts();
-    expect(alerts.map((x) => x.subject).sort()).toEqual([`drift/${d}/${key}`, `drift/${d}/key_local_only_${run}`].sort());
+    expect(alerts.map((x) => x.subject).sort()).toEqual(
+      [`drift/${d}/${key}`, `drift/${d}/key_local_only_${run}`].sort(),
+    );
     const localOnly = alerts.find((x) => x.subject.endsWith(`key_local_only_${run}`))!;
     await expect(getAlert({ actor: platformAdmin, id: String(localOnly.id) })).resolves.toMatchObject({
       summary: `key_local_only_${run} is active here but not listed at the provider`,
@@ -203,7 +225,10 @@ describe("list-keys (simulator and client)", () => {
     expect(ids).toHaveLength(5);
     expect([...ids].sort()).toEqual(ids);
     expect((await client.listKeys({ tenantId: "district-nobody" })).items).toEqual([]);
-    await expect(client.listKeys({ tenantId: tenant, limit: 1001 })).rejects.toMatchObject({ code: "bad_request", attempts: 0 });
+    await expect(client.listKeys({ tenantId: tenant, limit: 1001 })).rejects.toMatchObject({
+      code: "bad_request",
+      attempts: 0,
+    });
     await expect(client.listKeys({ tenantId: tenant, cursor: "not a cursor!" })).rejects.toMatchObject({
       code: "bad_request",
       status: 400,

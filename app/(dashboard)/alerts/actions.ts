@@ -11,7 +11,9 @@ export const acknowledgeAlertAction = action(
   async (input, actor) => {
     const result = await acknowledgeAlert({ actor, id: input.id });
     revalidatePath("/alerts");
-    return result.outcome === "done" ? `Acknowledged ${result.subject}.` : `${result.subject} was already taken care of.`;
+    return result.outcome === "done"
+      ? `Acknowledged ${result.subject}.`
+      : `${result.subject} was already taken care of.`;
   },
   { target: (input) => `alerts/${input.id}` },
 );

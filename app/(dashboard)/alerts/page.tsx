@@ -91,7 +91,9 @@ async function AlertList({ actor, state, kind }: { actor: Actor; state: string; 
   }
   const { alerts } = result;
   return (
-    <Card title={`${formatNumber(alerts.length)} alert${alerts.length === 1 ? "" : "s"}${alerts.length === 200 ? " (newest 200)" : ""}`}>
+    <Card
+      title={`${formatNumber(alerts.length)} alert${alerts.length === 1 ? "" : "s"}${alerts.length === 200 ? " (newest 200)" : ""}`}
+    >
       {alerts.length === 0 ? (
         <EmptyState title="Nothing needs a human here">
           Quarantined events, superseded keys, gaps, drift, failed purges and provider calls show up here.
@@ -166,9 +168,8 @@ async function DriftCard() {
               {runs.map((run) => (
                 <li key={run.id} data-testid="drift-run">
                   Run {run.id} · <strong>{run.status}</strong> · {run.trigger} by {run.requestedBy} ·{" "}
-                  {formatTime(run.requestedAt)} · {formatNumber(run.tenantsDone)} districts,{" "}
-                  {formatNumber(run.pages)} pages, {formatNumber(run.keysCompared)} keys,{" "}
-                  {formatNumber(run.differences)} differences
+                  {formatTime(run.requestedAt)} · {formatNumber(run.tenantsDone)} districts, {formatNumber(run.pages)}{" "}
+                  pages, {formatNumber(run.keysCompared)} keys, {formatNumber(run.differences)} differences
                   {run.error ? <span className="text-rose-700"> · {run.error}</span> : null}
                 </li>
               ))}

@@ -19,8 +19,10 @@ import { AlertStateBadge, kindLabel, WhoActed } from "../alert-badges";
 export const metadata = { title: "Alert · Keyhook" };
 
 const resolutionHelp: Record<string, string> = {
-  revoke_requested: "Revoke the key at the provider (staged in the outbox, sent by the worker with a stable idempotency key).",
-  recorded_provider_state: "Record the provider's state here: our live copy of the key becomes rotated or revoked (audited).",
+  revoke_requested:
+    "Revoke the key at the provider (staged in the outbox, sent by the worker with a stable idempotency key).",
+  recorded_provider_state:
+    "Record the provider's state here: our live copy of the key becomes rotated or revoked (audited).",
   explained: "Mark as explained: nothing changes; the note says why. The same difference stays resolved.",
   resolved: "Mark as resolved: you dealt with it. A condition that comes back opens it again.",
 };
@@ -37,7 +39,12 @@ export default async function AlertPage({ params }: { params: Promise<{ id: stri
   }
   const facts: [string, React.ReactNode][] = [
     ["Kind", kindLabel(alert.kind)],
-    ["Subject", <span key="s" className="font-mono text-xs">{alert.subject}</span>],
+    [
+      "Subject",
+      <span key="s" className="font-mono text-xs">
+        {alert.subject}
+      </span>,
+    ],
     [
       "District",
       alert.tenantId ? (
@@ -60,7 +67,14 @@ export default async function AlertPage({ params }: { params: Promise<{ id: stri
   const drift = isDriftKind(alert.kind);
   return (
     <>
-      <PageHeader title={alert.summary} description={<Link className="underline" href="/alerts">← All alerts</Link>} />
+      <PageHeader
+        title={alert.summary}
+        description={
+          <Link className="underline" href="/alerts">
+            ← All alerts
+          </Link>
+        }
+      />
       <div className="grid gap-6 lg:grid-cols-2">
         <Card title="Alert">
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
@@ -106,7 +120,11 @@ function SideFacts({ side, missing }: { side: unknown; missing: string }) {
         <div key={name} className="contents">
           <dt className="text-slate-500">{name.replaceAll("_", " ")}</dt>
           <dd className="min-w-0 break-all">
-            {value === null || value === undefined ? "—" : Array.isArray(value) ? value.join(", ") || "—" : String(value)}
+            {value === null || value === undefined
+              ? "—"
+              : Array.isArray(value)
+                ? value.join(", ") || "—"
+                : String(value)}
           </dd>
         </div>
       ))}
@@ -119,7 +137,9 @@ function AlertActions({ alert }: { alert: AlertDetail }) {
   if (!acknowledge && resolutions.length === 0)
     return (
       <p className="text-sm text-slate-600">
-        {alert.state === "resolved" ? "Resolved: nothing left to do." : "Your role can look at this alert but not act on it."}
+        {alert.state === "resolved"
+          ? "Resolved: nothing left to do."
+          : "Your role can look at this alert but not act on it."}
       </p>
     );
   return (
@@ -204,7 +224,9 @@ function Evidence({ alert }: { alert: AlertDetail }) {
       )}
       {receipts.length > 0 ? (
         <div className="mt-4">
-          <h3 className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-500">Our answers to those deliveries</h3>
+          <h3 className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-500">
+            Our answers to those deliveries
+          </h3>
           <ul className="space-y-1 text-sm">
             {receipts.map((receipt) => (
               <li key={receipt.id} className="flex flex-wrap items-center gap-2">
