@@ -333,7 +333,15 @@ export function createRequestHandler(context: HttpApiContext) {
       const id = `${input.id_prefix}${String(i).padStart(width, "0")}_${at.toString(36)}`;
       store.put({
         t: "key",
-        v: { id, tenantId: input.tenant_id, status: input.status, prefix: "ik_bulk", scopes: [], createdAt: at, updatedAt: at },
+        v: {
+          id,
+          tenantId: input.tenant_id,
+          status: input.status,
+          prefix: "ik_bulk",
+          scopes: [],
+          createdAt: at,
+          updatedAt: at,
+        },
       });
     }
     if (!store.tenants.has(input.tenant_id)) store.put({ t: "tenant", v: { id: input.tenant_id, sequence: 0 } });
