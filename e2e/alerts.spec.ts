@@ -87,12 +87,16 @@ test("a storm from one misrouted key is one alert; the district admin acknowledg
   await page.getByLabel("How").selectOption("explained");
   await page.getByRole("button", { name: "Resolve" }).click();
   await expect(page.getByText("Say in the note why this is explained.").first()).toBeVisible();
+  // (The form starts over after an answer: choose again.)
+  await page.getByLabel("How").selectOption("explained");
   await page.getByLabel(/Note/).fill("the provider misrouted a test batch; they fixed it");
   await page.getByRole("button", { name: "Resolve" }).click();
   await expect(page.getByText(/Resolved quarantine\/district-4417\/key_e2e_misrouted/).first()).toBeVisible();
   await page.reload();
   await expect(page.getByRole("main")).toContainText("resolved by admin@district-4417.test (district_admin)");
   await expect(page.getByRole("main")).toContainText("the provider misrouted a test batch");
+  await expect(page.getByRole("main")).toContainText("Marked as explained");
+  await expect(page.getByRole("main")).toContainText("Resolved: nothing left to do.");
   await shoot(page, "alert-detail-resolved");
 
   // Another district's admin: not in the list, and the detail is a 404.

@@ -192,7 +192,7 @@ function Evidence({ alert }: { alert: AlertDetail }) {
           If the provider says it exists, its webhook was lost (or never sent): that is the drift.
         </EmptyState>
       ) : (
-        <Table label="Ledger events for the key">
+        <Table label="Ledger events for the key" stack>
           <thead>
             <tr>
               <Th>Event</Th>
@@ -210,13 +210,17 @@ function Evidence({ alert }: { alert: AlertDetail }) {
                     {event.eventId}
                   </Link>
                 </Td>
-                <Td>{event.type}</Td>
-                <Td className="tabular-nums">{event.sequence ?? "—"}</Td>
-                <Td>
+                <Td label="Type">{event.type}</Td>
+                <Td label="Sequence" className="tabular-nums">
+                  {event.sequence ?? "—"}
+                </Td>
+                <Td label="Outcome">
                   <OutcomeBadge outcome={event.outcome} />
                   {event.reason ? <div className="text-xs text-slate-500">{event.reason}</div> : null}
                 </Td>
-                <Td className="whitespace-nowrap text-xs">{formatTime(event.receivedAt)}</Td>
+                <Td label="Received" className="whitespace-nowrap text-xs">
+                  {formatTime(event.receivedAt)}
+                </Td>
               </tr>
             ))}
           </tbody>
