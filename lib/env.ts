@@ -97,6 +97,8 @@ const schema = z
     PROVIDER_WEBHOOK_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
     /** Keys per page the drift check asks the provider for (lib/drift; the provider caps a page at 1000). */
     DRIFT_PAGE_SIZE: intSetting(1, 1000).default(500),
+    /** Pause between two pages of the drift check, so a long check leaves the cores to ingest. */
+    DRIFT_PAGE_PAUSE_MS: intSetting(0, 10_000).default(20),
     /** Hours between scheduled drift checks (the worker); 0: only when a platform admin asks. */
     DRIFT_CHECK_INTERVAL_HOURS: intSetting(0, 24 * 30).default(24),
     /** How often the worker runs the alert sweep (lib/alerts/sweep-alerts.ts). */

@@ -38,6 +38,8 @@ export type RunDriftCheckOptions = {
   requestedBy?: string;
   /** Keys per provider page (the provider caps it); default DRIFT_PAGE_SIZE. */
   pageSize?: number;
+  /** Pause between pages; default DRIFT_PAGE_PAUSE_MS. */
+  pauseMs?: number;
   /** How long a page may take before another worker may take the run over. */
   leaseMs?: number;
   /** Stop (status interrupted) after this many pages: tests of resuming. */
@@ -63,6 +65,7 @@ export async function runDriftCheck(options: RunDriftCheckOptions, db: Db = pris
   const now = options.now ?? (() => new Date());
   const pageSize = options.pageSize ?? env().DRIFT_PAGE_SIZE;
   const leaseMs = options.leaseMs ?? 5 * 60_000;
+  const pauseMs = options.pauseMs ?? env().DRIFT_PAGE_PAUSE_MS;
   const runId =
     options.runId !== undefined
       ? BigInt(options.runId)
@@ -102,6 +105,7 @@ export async function runDriftCheck(options: RunDriftCheckOptions, db: Db = pris
       await progress({ status: "interrupted", tenantId });
       return summary(runId, db);
     }
+    if (pagesThisCall > 0 && pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     let page: Awaited<ReturnType<DriftProvider["listKeys"]>>;
     try {
       page = await options.provider.listKeys({ tenantId, cursor, limit: pageSize });
