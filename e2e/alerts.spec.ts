@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
+import pg from "pg";
 import { apiAs, deliverSigned, screenshot, signIn, USERS } from "./support";
 
 const sizes = [
@@ -27,9 +28,10 @@ async function expectAxeClean(page: Page) {
   expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
 }
 
+const databaseUrl = `postgresql://keyhook:keyhook@127.0.0.1:${Number(process.env.E2E_PG_PORT ?? 54531)}/keyhook`;
+
 /** The sweep the worker would run, on the database the e2e server uses (playwright.config.ts). */
 function sweep() {
-  const databaseUrl = `postgresql://keyhook:keyhook@127.0.0.1:${Number(process.env.E2E_PG_PORT ?? 54531)}/keyhook`;
   execFileSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/alerts.ts", "sweep"], {
     env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" },
     stdio: "pipe",
@@ -127,4 +129,53 @@ test("a platform admin requests a drift check from the alert center", async ({ p
   await page.reload();
   await expect(page.getByTestId("drift-run").first()).toContainText("requested");
   await shoot(page, "alerts-drift");
+});
+
+test("a drift alert shows both sides and the events that explain it; resolving it stages the provider revoke", async ({
+  page,
+}) => {
+  // No provider runs in the browser tests: the row a drift check would write, as it writes it
+  // (lib/drift/run-drift-check.ts), for the demo district's first key (rotated here long ago).
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const details = {
+    summary: "key_mv_01 is active at the provider but rotated here",
+    fingerprint: "active|rotated",
+    tenant_id: "district-4417",
+    key_id: "key_mv_01",
+    run_id: "0",
+    provider: {
+      status: "active",
+      prefix: "ik_live_mv01",
+      scopes: ["rosters:read"],
+      created_at: "2026-11-28T08:00:00.000Z",
+    },
+    ours: {
+      status: "rotated",
+      prefix: "ik_live_mv01",
+      activated_seq: 1,
+      deactivated_seq: 2,
+      last_event_id: "evt_demo_4417_2",
+    },
+  };
+  const { rows } = await client.query<{ id: string }>(
+    `INSERT INTO alerts (kind, subject, tenant_id, details) VALUES ('drift_provider_active', 'drift/district-4417/key_mv_01', 'district-4417', $1::jsonb) RETURNING id`,
+    [JSON.stringify(details)],
+  );
+  await signIn(page, USERS.platformAdmin);
+  await page.goto(`/alerts/${rows[0]!.id}`);
+  await expect(
+    page.getByRole("heading", { name: "key_mv_01 is active at the provider but rotated here" }),
+  ).toBeVisible();
+  await expect(page.getByRole("table", { name: "Ledger events for the key" })).toContainText("evt_demo_4417_1");
+  await expectAxeClean(page);
+  await shoot(page, "alert-detail-drift");
+
+  await page.getByLabel("How").selectOption("revoke_requested");
+  await page.getByRole("button", { name: "Resolve" }).click();
+  await page.getByRole("button", { name: "Yes, resolve" }).click();
+  await expect(page.getByText(/the revoke is staged for the provider \(outbox \d+\)/).first()).toBeVisible();
+  const outbox = await client.query(`SELECT kind, payload FROM outbox WHERE idempotency_key LIKE 'drift-revoke:%'`);
+  expect(outbox.rows).toEqual([{ kind: "key.revoke", payload: { tenantId: "district-4417", keyId: "key_mv_01" } }]);
+  await client.end();
 });
