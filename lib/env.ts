@@ -112,8 +112,16 @@ const schema = z
     ALERT_DELIVERY_FAILURE_MIN_DELIVERIES: intSetting(1, 1_000_000).default(20),
     /** How often the worker folds new claims and receipts into the dashboard's hourly counts (lib/rollups). */
     ROLLUP_INTERVAL_MS: intSetting(100, 3_600_000).default(5_000),
-    /** How often the outbox worker looks for due rows when it found none. */
+    /** How often the worker's job queue looks for jobs that came due without a NOTIFY (a retry's backoff, a follow-up). */
     OUTBOX_POLL_INTERVAL_MS: intSetting(10, 60_000).default(1_000),
+    /** Jobs one worker process runs at once (the outbox, the purge, the notifier …). */
+    WORKER_CONCURRENCY: intSetting(1, 32).default(4),
+    /** An alert still open and seen again is repeated to each channel at most this often. */
+    ALERT_REPEAT_INTERVAL_MINUTES: intSetting(1, 10_080).default(60),
+    /** How often the notifier looks for alerts to send (a new alert goes out within this). */
+    ALERT_NOTIFY_INTERVAL_MS: intSetting(500, 600_000).default(5_000),
+    /** Failed sends in a row after which a channel raises its own `channel_failing` alert. */
+    ALERT_CHANNEL_FAILURE_THRESHOLD: intSetting(1, 100).default(5),
     /** A claimed row becomes due again after this long if its worker died mid-send. */
     OUTBOX_LEASE_MS: intSetting(100, 3_600_000).default(60_000),
     /** After this many attempts a row is marked failed for a human to look at. */

@@ -1,20 +1,24 @@
-// `npm run worker`: the long-running background process on DATABASE_URL.
-//   - sends the outbox (lib/outbox/process-outbox.ts), looping while there is work and polling
-//     every OUTBOX_POLL_INTERVAL_MS when there is none;
-//   - when PROVIDER_WEBHOOK_URL is set, makes sure our webhook is registered at the provider first
-//     (idempotent; retried until the provider answers, e.g. while the simulator is still starting).
-// SIGINT/SIGTERM: the batch in flight finishes, then the process exits 0.
-// More periodic jobs (the nightly retention purge) belong in `periodicJobs` below.
+// `npm run worker`: the long-running background process. It runs the jobs of
+// lib/jobs/background-jobs.ts on the PostgreSQL job queue (graphile-worker): the outbox (provider
+// calls and alert notifications), the nightly retention purge at PURGE_HOUR_UTC, the rollup fold,
+// the sequence-gap alerts and the alert notifier. Any number of workers may run: each cron slot
+// is queued once, each outbox row is claimed by one of them.
+//   - The queue connects to DIRECT_DATABASE_URL when set (LISTEN needs a session), else DATABASE_URL;
+//     the jobs' own queries go through the app's Prisma client (DATABASE_URL, pooler welcome).
+//   - When PROVIDER_WEBHOOK_URL is set, it makes sure our webhook is registered at the provider
+//     first (idempotent; retried until the provider answers, e.g. while the simulator starts).
+// SIGINT/SIGTERM (or, under the dev launcher, its stdin closing): the jobs in flight finish, the
+// queue releases what it holds, then the process exits 0.
 import { disconnectDb } from "../lib/db";
+import { driverUrl } from "../lib/database-urls";
 import { env } from "../lib/env";
+import { backgroundJobs } from "../lib/jobs/background-jobs";
+import { enqueueJob } from "../lib/jobs/enqueue-job";
+import { OUTBOX_DRAIN_KEY } from "../lib/jobs/job-names";
+import { kickRecurringJobs, startJobWorker } from "../lib/jobs/start-job-worker";
 import { describeError, log } from "../lib/log";
-import { processOutbox } from "../lib/outbox/process-outbox";
 import { providerClientFromEnv } from "../lib/provider/client";
 import { ensureWebhookRegistered } from "../lib/provider/webhook-registration";
-import { sweepAlerts } from "../lib/alerts/sweep-alerts";
-import { runDriftJob } from "../lib/drift/drift-job";
-import { startNightlyPurge } from "../lib/retention/nightly-purge";
-import { foldRollups } from "../lib/rollups/fold-rollups";
 
 let config: ReturnType<typeof env>;
 try {
@@ -28,17 +32,20 @@ try {
 
 let stopping = false;
 let wake: (() => void) | null = null;
-const stop = () => {
-  stopping = true;
-  wake?.();
-};
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
-// Started by the dev launcher with a pipe on stdin: the kernel closes it when the launcher dies.
-if (config.KEYHOOK_EXIT_WITH_PARENT === "1") {
-  process.stdin.on("close", stop);
-  process.stdin.resume();
-}
+const stopped = new Promise<void>((resolve) => {
+  const stop = () => {
+    stopping = true;
+    wake?.();
+    resolve();
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  // Started by the dev launcher with a pipe on stdin: the kernel closes it when the launcher dies.
+  if (config.KEYHOOK_EXIT_WITH_PARENT === "1") {
+    process.stdin.on("close", stop);
+    process.stdin.resume();
+  }
+});
 
 /** Waits, but wakes at once on shutdown. */
 function pause(ms: number): Promise<void> {
@@ -50,9 +57,6 @@ function pause(ms: number): Promise<void> {
     };
   });
 }
-
-// The outbox retries durably itself, so its client never retries inside one call.
-const outboxClient = providerClientFromEnv({ maxRetries: 0 });
 
 async function registerWebhook(url: string): Promise<void> {
   for (let attempt = 1; !stopping; attempt++) {
@@ -67,84 +71,45 @@ async function registerWebhook(url: string): Promise<void> {
   }
 }
 
-let driftInFlight: Promise<void> | null = null;
-
-/** Jobs that run on their own schedule next to the outbox loop. Each must swallow its own errors. */
-const periodicJobs: { name: string; everyMs: number; run: () => Promise<void> }[] = [
-  // The dashboard's hourly counts: the pages stay exact without it, but slower as the unfolded tail grows.
-  { name: "rollups", everyMs: config.ROLLUP_INTERVAL_MS, run: () => foldRollups().then(() => undefined) },
-  // (The nightly retention purge keeps its own wall-clock timer: startNightlyPurge in main.)
-  // INTEGRATOR (issue 13, part 4): the two jobs below move onto the job queue's schedule when it
-  // lands; they are plain functions of (options, db) so the queue's task only calls them.
-  // The alert sweep: every condition-based alert kind (quarantine, superseded keys, sequence gaps
-  // past the retry horizon — it calls raiseGapAlerts —, failed outbox rows and purges, the
-  // provider unreachable, the delivery failure rate), raised and auto-resolved.
-  {
-    name: "alert-sweep",
-    everyMs: config.ALERT_SWEEP_INTERVAL_MS,
-    run: async () => {
-      const result = await sweepAlerts();
-      const changed = Object.entries(result).filter(([, r]) => r.raised > 0 || r.resolved > 0);
-      if (changed.length > 0) log.info("alert sweep", Object.fromEntries(changed));
-    },
-  },
-  // The drift check: a run a platform admin requested (or an interrupted one) at once, else one
-  // every DRIFT_CHECK_INTERVAL_HOURS. Checked every 30 s so the button's run starts promptly; it
-  // runs beside the loop (a large provider takes minutes), so outbox sends do not wait for it.
-  {
-    name: "drift-check",
-    everyMs: 30_000,
-    run: async () => {
-      if (driftInFlight) return;
-      driftInFlight = runDriftJob({ provider: providerClientFromEnv() })
-        .then((result) => {
-          if (result && result.status !== "busy") log.info("drift check", { ...result });
-        })
-        .catch((error) => log.error("drift check failed", { error: describeError(error) }))
-        .finally(() => (driftInFlight = null));
-    },
-  },
-];
-
-async function runPeriodicJobs(lastRun: Map<string, number>): Promise<void> {
-  for (const job of periodicJobs) {
-    const last = lastRun.get(job.name) ?? 0;
-    if (Date.now() - last < job.everyMs) continue;
-    lastRun.set(job.name, Date.now());
-    try {
-      await job.run();
-    } catch (error) {
-      log.error("periodic job failed", { job: job.name, error: describeError(error) });
-    }
-  }
-}
-
 async function main(): Promise<void> {
-  log.info("worker started", { provider: config.PROVIDER_URL, poll_ms: config.OUTBOX_POLL_INTERVAL_MS });
   if (config.PROVIDER_WEBHOOK_URL) await registerWebhook(config.PROVIDER_WEBHOOK_URL);
-  const lastRun = new Map<string, number>();
-  // The retention purge runs at PURGE_HOUR_UTC on its own timer (every replica may: one takes the lock).
-  const stopNightlyPurge = startNightlyPurge();
-  while (!stopping) {
-    let busy = false;
-    try {
-      const result = await processOutbox({ client: outboxClient });
-      busy = result.claimed > 0;
-    } catch (error) {
-      // The database is down or restarting: keep the process, try again after a pause.
-      log.error("outbox pass failed", { error: describeError(error) });
-    }
-    await runPeriodicJobs(lastRun);
-    if (!busy && !stopping) await pause(config.OUTBOX_POLL_INTERVAL_MS);
-  }
-  stopNightlyPurge();
-  await driftInFlight;
+  if (stopping) return;
+  // The outbox retries durably itself (attempt log, backoff in the row), so its client never
+  // retries inside one call.
+  const jobs = backgroundJobs({ config, outboxClient: providerClientFromEnv({ maxRetries: 0 }) });
+  const runner = await startJobWorker({
+    connectionString: driverUrl(config.DIRECT_DATABASE_URL || config.DATABASE_URL!),
+    jobs,
+    concurrency: config.WORKER_CONCURRENCY,
+    pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
+  });
+  // What was staged while no worker ran: drain now, and start the recurring chains.
+  await enqueueJob({ task: "outbox.drain", jobKey: OUTBOX_DRAIN_KEY });
+  await kickRecurringJobs(jobs);
+  log.info("worker started", {
+    provider: config.PROVIDER_URL,
+    jobs: jobs.map((job) => job.task),
+    concurrency: config.WORKER_CONCURRENCY,
+  });
+  const crashed = runner.promise.then(
+    () => false,
+    (error: unknown) => {
+      log.error("job queue stopped unexpectedly", { error: describeError(error) });
+      return true;
+    },
+  );
+  const failed = await Promise.race([stopped.then(() => false), crashed]);
+  if (!failed) await runner.stop();
+  if (failed) process.exitCode = 1;
 }
 
 try {
   await main();
+} catch (error) {
+  log.error("worker could not start", { error: describeError(error) });
+  process.exitCode = 1;
 } finally {
   await disconnectDb();
 }
 log.info("worker stopped");
-process.exit(0);
+process.exit(process.exitCode ?? 0);

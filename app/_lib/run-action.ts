@@ -18,11 +18,17 @@ import type { ActionResult } from "@/components/action-result";
 
 export type { ActionResult };
 export type FormAction = (previous: ActionResult | null, form?: FormData) => Promise<ActionResult>;
+/**
+ * What a handler answers: a message (the action did what was asked), or `{ ok: false, message }`
+ * when it ran to the end but the outcome is bad news the user must act on (a readiness run that
+ * failed): shown as an error, not as a success.
+ */
+export type HandlerAnswer = string | { ok: boolean; message: string };
 
 export type ActionDeclaration<S extends z.ZodType = z.ZodType> = {
   permission: Permission;
   schema: S;
-  handler: (input: z.output<S>, actor: Actor) => Promise<string>;
+  handler: (input: z.output<S>, actor: Actor) => Promise<HandlerAnswer>;
   /** What the action is aimed at, for the audit row of a denial (a key id, a user id …). */
   target?: (input: z.output<S>) => string | null | undefined;
 };
@@ -33,7 +39,7 @@ const declarations = new WeakMap<object, ActionDeclaration>();
 export function action<S extends z.ZodType>(
   permission: Permission,
   schema: S,
-  handler: (input: z.output<S>, actor: Actor) => Promise<string>,
+  handler: (input: z.output<S>, actor: Actor) => Promise<HandlerAnswer>,
   options: { target?: (input: z.output<S>) => string | null | undefined } = {},
 ): FormAction {
   if (!Object.hasOwn(PERMISSIONS, permission))
@@ -67,7 +73,10 @@ export async function executeAction<S extends z.ZodType>(
   if (!parsed.success)
     return { ok: false, message: capitalize(parsed.error.issues[0]?.message ?? "Check the form and try again."), at };
   try {
-    return { ok: true, message: await declaration.handler(parsed.data, actor), at: Date.now() };
+    const answer = await declaration.handler(parsed.data, actor);
+    return typeof answer === "string"
+      ? { ok: true, message: answer, at: Date.now() }
+      : { ok: answer.ok, message: answer.message, at: Date.now() };
   } catch (error) {
     if (isAppError(error)) {
       if (error.code === "not_found" || error.code === "forbidden")

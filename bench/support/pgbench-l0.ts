@@ -33,7 +33,7 @@ const BODY = `'{"id":"evt","type":"key.created","tenant_id":"t","key_id":"k","se
  * built from marker values, each parameter then replaced by its pgbench expression. A parameter
  * this file does not recognise stops the benchmark.
  */
-export function ingestStatementForPgbench(): string {
+export function ingestStatementForPgbench(options: { denseSequences?: boolean } = {}): string {
   const occurredAt = new Date(0);
   const receivedAt = new Date(1);
   const scopes = ["rosters:read"];
@@ -64,12 +64,15 @@ export function ingestStatementForPgbench(): string {
     5_000,
   );
   const expressions = new Map<unknown, string>([
-    ["@tenant", `('l0-' || :tenant::text)`],
+    ["@tenant", options.denseSequences ? `('l0-dense-' || :client_id::text)` : `('l0-' || :tenant::text)`],
     ["@event", `('evt_l0_' || :client_id::text || '_' || :n::text)`],
     ["@type", `'key.created'`],
     ["@key", `('key_l0_' || :client_id::text || '_' || :n::text)`],
     [null, "NULL::text"],
-    [-7001, ":n"],
+    // Random sequences (default) put every event in or next to a gap; dense ones are what the
+    // provider sends: each pgbench client is its own district counting 1, 2, 3 … (the sequences
+    // are created by createDenseSequences).
+    [-7001, options.denseSequences ? `nextval(('keyhook_l0_seq_' || :client_id::text)::regclass)` : ":n"],
     ["@prefix", `'ik_live_l0'`],
     [scopes, `ARRAY['rosters:read']`],
     [occurredAt, "now()"],
@@ -83,6 +86,9 @@ export function ingestStatementForPgbench(): string {
     [-7004, "12"],
     ["provider", `'provider'`],
     [5_000, "5000"],
+    // PROVIDER_SEQUENCES_DENSE (gap tracking on or off), as the app's setting says.
+    [true, "true"],
+    [false, "false"],
   ]);
   return sql.text.replace(/\$(\d+)/g, (_, n: string) => {
     const value = sql.values[Number(n) - 1];
@@ -95,8 +101,8 @@ export function ingestStatementForPgbench(): string {
   });
 }
 
-export function pgbenchScript(): string {
-  return `\\set tenant random(1, 1000)\n\\set n random(1, 1000000000000)\nBEGIN;\n${ingestStatementForPgbench()
+export function pgbenchScript(options: { denseSequences?: boolean } = {}): string {
+  return `\\set tenant random(1, 1000)\n\\set n random(1, 1000000000000)\nBEGIN;\n${ingestStatementForPgbench(options)
     .trim()
     .replace(/\s*\n\s*/g, " ")};\nCOMMIT;\n`;
 }
@@ -106,10 +112,12 @@ export function runPgbench(options: {
   databaseUrl: string;
   connections: number;
   seconds: number;
+  /** See ingestStatementForPgbench; call createDenseSequences first. */
+  denseSequences?: boolean;
 }): PgbenchResult {
   const dir = mkdtempSync(path.join(os.tmpdir(), "keyhook-l0-"));
   const scriptPath = path.join(dir, "ingest.sql");
-  writeFileSync(scriptPath, pgbenchScript());
+  writeFileSync(scriptPath, pgbenchScript({ denseSequences: options.denseSequences }));
   const threads = Math.min(options.connections, os.cpus().length);
   const result = spawnSync(
     options.pgbench,
@@ -136,4 +144,12 @@ export function runPgbench(options: {
   const latencyAvgMs = Number(/latency average = ([\d.]+) ms/.exec(result.stdout)?.[1] ?? NaN);
   const failed = Number(/number of failed transactions: (\d+)/.exec(result.stdout)?.[1] ?? 0);
   return { connections: options.connections, seconds: options.seconds, tps, latencyAvgMs, failed };
+}
+
+/** The per-client sequences of the dense variant (SQL to run once before pgbench). */
+export function createDenseSequencesSql(connections: number): string {
+  return Array.from(
+    { length: connections },
+    (_, client) => `CREATE SEQUENCE IF NOT EXISTS keyhook_l0_seq_${client};`,
+  ).join("\n");
 }

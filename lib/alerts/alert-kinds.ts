@@ -10,6 +10,8 @@ export const ALERT_KINDS = {
   outbox_failed: "Provider call failed for good",
   provider_unreachable: "Provider unreachable",
   delivery_failure_rate: "Delivery failure rate high",
+  // Raised by the notifier (lib/notifications) when an alert channel keeps failing.
+  channel_failing: "Alert channel failing",
 } as const;
 
 export type AlertKind = keyof typeof ALERT_KINDS;

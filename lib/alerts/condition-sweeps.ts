@@ -43,7 +43,8 @@ export async function sweepSupersededKeys(now: Date, db: DbOrTx): Promise<Sweep>
 /** An outbox row that failed for good: a provider call (a revoke!) that will never be sent by itself. */
 export async function sweepFailedOutbox(now: Date, db: DbOrTx): Promise<Sweep> {
   const rows = await db.outboxMessage.findMany({
-    where: { status: "failed" },
+    // Provider calls only: a notification channel that fails for good raises channel_failing itself.
+    where: { status: "failed", kind: { startsWith: "key." } },
     select: { id: true, tenantId: true, kind: true, payload: true, attempts: true, lastError: true, createdAt: true },
     orderBy: { id: "asc" },
     take: CONDITION_ITEMS_CAP,
@@ -116,12 +117,16 @@ export async function sweepProviderUnreachable(
   const [streak] = await db.$queryRaw<
     { first_failed: Date | null; last_failed: Date | null; failures: number; last_error: string | null }[]
   >`
-    WITH last_answer AS (
-      SELECT max(at) AS at FROM outbox_attempts WHERE status IS NOT NULL AND status < 500
+    WITH provider_attempts AS (
+      -- Calls to the provider only (the outbox also sends alert notifications to other hosts).
+      SELECT a.at, a.status, a.error FROM outbox_attempts a JOIN outbox o ON o.id = a.outbox_id
+      WHERE o.kind LIKE 'key.%'
+    ), last_answer AS (
+      SELECT max(at) AS at FROM provider_attempts WHERE status IS NOT NULL AND status < 500
     )
     SELECT min(a.at) AS first_failed, max(a.at) AS last_failed, count(*)::int AS failures,
            (array_agg(a.error ORDER BY a.at DESC))[1] AS last_error
-    FROM outbox_attempts a, last_answer
+    FROM provider_attempts a, last_answer
     WHERE (last_answer.at IS NULL OR a.at > last_answer.at)
       AND (a.status >= 500 OR (a.status IS NULL AND a.error IS NOT NULL
            AND a.error <> 'in flight' AND a.error NOT LIKE 'abandoned:%' AND a.error NOT LIKE 'not sent:%'))`;

@@ -2,9 +2,7 @@ import "server-only";
 // The alert sweep: raises and resolves every condition-based kind (and folds new quarantined
 // events into their alerts). Drift alerts are the drift check's (lib/drift); sequence gaps have
 // their own job (lib/gaps/raise-gap-alerts.ts), run here too so one sweep covers the center.
-//
-// Until the job queue (issue 13, part 4) lands, scripts/worker.ts calls this every
-// ALERT_SWEEP_INTERVAL_MS; the integrator moves it onto the queue's schedule at merge.
+// The queue runs it every ALERT_SWEEP_INTERVAL_MS (task alerts.sweep, lib/jobs/background-jobs.ts).
 import { prisma, type Db } from "../db";
 import { raiseGapAlerts } from "../gaps/raise-gap-alerts";
 import {

@@ -3,9 +3,7 @@ import "server-only";
 // interrupted), else start the scheduled one when DRIFT_CHECK_INTERVAL_HOURS has passed since the
 // last. Safe to call from several workers at once: a run is claimed with a lease
 // (drift-runs.ts), and a scheduled run is only created when none is waiting or running.
-//
-// Until the job queue (issue 13, part 4) lands, scripts/worker.ts calls this from its periodic
-// jobs; the integrator moves it onto the queue's schedule at merge.
+// The queue runs it every minute (task drift.check, lib/jobs/background-jobs.ts).
 import { prisma, type Db } from "../db";
 import { env } from "../env";
 import { nextClaimableRun } from "./drift-runs";

@@ -1,24 +1,32 @@
 import "server-only";
-// Stages an outbound provider call in the SAME transaction as the local change that causes it.
-// The worker (lib/outbox) sends it later with the stable idempotency key, so a crash between
-// commit and send, or a retry, still makes exactly one effective provider call.
+// Stages an outbound call in the SAME transaction as the local change that causes it: a provider
+// call (key.*), or an alert notification to a channel (notify.*, no district). The worker
+// (lib/outbox) sends it later with the stable idempotency key, so a crash between commit and
+// send, or a retry, still makes exactly one effective call.
+//
+// The same statement queues the coalescing "drain the outbox" job (lib/jobs): it commits with the
+// row, and its NOTIFY wakes a listening worker at once. A job lost anyway (say, a queue wiped by
+// hand) is covered by the drain's cron safety net every minute.
 import { prisma, type DbOrTx } from "../db";
+import { OUTBOX_DRAIN_KEY } from "../jobs/job-names";
+import type { NotificationPayload } from "../notifications/notification-payload";
 
 export type OutboxCommand =
-  | { kind: "key.revoke"; payload: { tenantId: string; keyId: string } }
-  | { kind: "key.issue"; payload: { tenantId: string; scopes: string[] } }
-  | { kind: "key.rotate"; payload: { tenantId: string; keyId: string } };
+  | { kind: "key.revoke"; tenantId: string; payload: { tenantId: string; keyId: string } }
+  | { kind: "key.issue"; tenantId: string; payload: { tenantId: string; scopes: string[] } }
+  | { kind: "key.rotate"; tenantId: string; payload: { tenantId: string; keyId: string } }
+  | { kind: "notify.slack" | "notify.webhook" | "notify.email"; tenantId: string | null; payload: NotificationPayload };
 
 export async function enqueueOutbox(
-  options: OutboxCommand & { tenantId: string; idempotencyKey: string },
+  options: OutboxCommand & { idempotencyKey: string },
   db: DbOrTx = prisma,
 ): Promise<{ id: bigint; created: boolean }> {
-  // ON CONFLICT keeps a double click or a retried action from staging the call twice.
+  // ON CONFLICT keeps a double click, a retried action or a second notifier from staging it twice.
   const rows = await db.$queryRaw<{ id: bigint }[]>`
     INSERT INTO outbox (tenant_id, kind, payload, idempotency_key)
     VALUES (${options.tenantId}, ${options.kind}, ${JSON.stringify(options.payload)}::jsonb, ${options.idempotencyKey})
     ON CONFLICT (idempotency_key) DO NOTHING
-    RETURNING id`;
+    RETURNING id, (SELECT 1 FROM graphile_worker.add_job('outbox.drain', job_key => ${OUTBOX_DRAIN_KEY}::text)) AS woke`;
   if (rows[0]) return { id: rows[0].id, created: true };
   const existing = await db.outboxMessage.findUniqueOrThrow({
     where: { idempotencyKey: options.idempotencyKey },

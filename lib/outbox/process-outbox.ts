@@ -1,5 +1,7 @@
 import "server-only";
-// Sends staged provider calls (enqueue-outbox.ts) and records every attempt.
+// Sends staged calls (enqueue-outbox.ts) — provider calls (key.*) and alert notifications
+// (notify.*, lib/notifications) — and records every attempt. The job queue runs it
+// (drain-outbox.ts); it decides nothing about scheduling itself.
 //
 // 1. Claim: ONE statement picks due `pending` rows with FOR UPDATE SKIP LOCKED (several workers
 //    never take the same row), pushes their next_attempt_at out by a lease, counts the attempt and
@@ -19,10 +21,15 @@ import { env } from "../env";
 import { describeError, log } from "../log";
 import type { ProviderClient } from "../provider/client";
 import { isProviderError } from "../provider/errors";
+import { recordChannelAttempt } from "../notifications/channel-health";
+import { isNotificationError, isNotificationKind } from "../notifications/notification-error";
+import { sendNotification, type NotificationSender } from "../notifications/send-notification";
 
 export type ProcessOutboxOptions = {
   /** Must not retry on its own: pass a client created with `maxRetries: 0`. */
   client: ProviderClient;
+  /** Sends the notify.* rows (alert channels). Default: the real senders (lib/notifications). */
+  notify?: NotificationSender;
   now?: () => Date;
   batchSize?: number;
   leaseMs?: number;
@@ -101,17 +108,25 @@ export async function processOutbox(options: ProcessOutboxOptions, db: Db = pris
       retryAfterMs: number | null;
     };
     try {
-      const answer = await send(options.client, row);
+      const answer = isNotificationKind(row.kind)
+        ? await (options.notify ?? sendNotification)({
+            kind: row.kind,
+            payload: row.payload,
+            idempotencyKey: row.idempotency_key,
+          })
+        : await send(options.client, row);
       outcome = { status: answer.status, error: null, next: "sent", retryAfterMs: null };
     } catch (error) {
       // A wrong API key is usually fixed by an operator soon: keep trying until maxAttempts. A row
       // we cannot even read (bad payload, unknown kind) will never succeed.
       const retryable = isProviderError(error)
         ? error.retryable || error.code === "unauthorized"
-        : !(error instanceof z.ZodError || error instanceof UnknownKindError);
+        : isNotificationError(error)
+          ? error.retryable
+          : !(error instanceof z.ZodError || error instanceof UnknownKindError);
       outcome = {
-        status: isProviderError(error) ? error.status : null,
-        error: isProviderError(error) ? error.message : describeError(error),
+        status: isProviderError(error) || isNotificationError(error) ? error.status : null,
+        error: isProviderError(error) || isNotificationError(error) ? error.message : describeError(error),
         next: retryable && row.attempts < maxAttempts ? "pending" : "failed",
         retryAfterMs: isProviderError(error) ? error.retryAfterMs : null,
       };
@@ -140,6 +155,22 @@ export async function processOutbox(options: ProcessOutboxOptions, db: Db = pris
       }),
     ]);
     result[outcome.next === "pending" ? "retrying" : outcome.next]++;
+    if (isNotificationKind(row.kind)) {
+      // A channel that keeps failing becomes an alert itself (channel-health.ts); its bookkeeping
+      // must never stop the batch.
+      await recordChannelAttempt(
+        {
+          payload: row.payload,
+          ok: outcome.next === "sent",
+          error: outcome.error,
+          givenUp: outcome.next === "failed",
+          now: finishedAt,
+        },
+        db,
+      ).catch((error: unknown) =>
+        log.error("channel health update failed", { outbox_id: String(row.id), error: describeError(error) }),
+      );
+    }
     const fields = {
       outbox_id: String(row.id),
       kind: row.kind,

@@ -8,5 +8,5 @@ export { listPurgeRuns } from "./purge-runs";
 export type { PurgeRunSummary, PurgeRunStatus, PurgeTrigger } from "./purge-runs";
 export { runPurge } from "./run-purge";
 export type { RunPurgeOptions, PurgeBatchReport } from "./run-purge";
-export { startNightlyPurge, msUntilNextRun } from "./nightly-purge";
-export type { PurgeClock, NightlyPurgeOptions } from "./nightly-purge";
+export { runScheduledPurge, ScheduledPurgeFailed } from "./scheduled-purge";
+export type { ScheduledPurgeResult } from "./scheduled-purge";

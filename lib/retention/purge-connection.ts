@@ -50,6 +50,7 @@ export type PurgeLeaseResult = { locked: true; lease: PurgeLease } | { locked: f
 export async function openPurgeLease(options: {
   trigger: string;
   startedAt: Date;
+  scheduledFor?: Date;
   statementTimeoutMs?: number;
 }): Promise<PurgeLeaseResult> {
   const { DATABASE_URL } = env();
@@ -81,11 +82,11 @@ export async function openPurgeLease(options: {
            UPDATE purge_runs SET status = 'failed', finished_at = now(), error = $4
             WHERE status = 'running' AND lease_until < now()
          )
-         INSERT INTO purge_runs (trigger, status, started_at, lease_until)
-         SELECT $1, 'running', $2::timestamptz, now() + make_interval(secs => $3::int / 1000.0)
+         INSERT INTO purge_runs (trigger, status, started_at, lease_until, scheduled_for)
+         SELECT $1, 'running', $2::timestamptz, now() + make_interval(secs => $3::int / 1000.0), $5::timestamptz
           WHERE NOT EXISTS (SELECT 1 FROM purge_runs WHERE status = 'running' AND lease_until >= now())
          RETURNING id::text`,
-        [options.trigger, options.startedAt, leaseMs, ABANDONED],
+        [options.trigger, options.startedAt, leaseMs, ABANDONED, options.scheduledFor ?? null],
       );
       return inserted.rows[0] ? BigInt(inserted.rows[0].id) : null;
     });

@@ -31,6 +31,8 @@ export type RunPurgeOptions = {
   timeBudgetMs?: number;
   /** Called after every batch (benchmarks, progress). */
   onBatch?: (report: PurgeBatchReport) => void;
+  /** The nightly schedule's slot this run serves (recorded on the run; scheduled-purge.ts). */
+  scheduledFor?: Date;
 };
 
 const optionsSchema = z.object({
@@ -49,12 +51,13 @@ const optionsSchema = z.object({
     .max(60_000, "pauseMs must be at most 60000")
     .default(50),
   timeBudgetMs: z.number().int().min(0, "timeBudgetMs must be at least 0").optional(),
+  scheduledFor: z.date({ error: "scheduledFor must be a date" }).optional(),
 });
 
 export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promise<PurgeRunSummary> {
   const parsed = optionsSchema.safeParse({ ...options, onBatch: undefined });
   if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]!.message);
-  const { trigger, batchSize, pauseMs, timeBudgetMs } = parsed.data;
+  const { trigger, batchSize, pauseMs, timeBudgetMs, scheduledFor } = parsed.data;
   const now = parsed.data.now ?? new Date();
   const startedAt = new Date();
   const started = performance.now();
@@ -62,7 +65,9 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
 
   const record = (status: "skipped_locked" | "failed", error: string | null) =>
     db.purgeRun
-      .create({ data: { trigger, status, startedAt, finishedAt: new Date(), durationMs: elapsed(), error } })
+      .create({
+        data: { trigger, status, startedAt, finishedAt: new Date(), durationMs: elapsed(), error, scheduledFor },
+      })
       .then(toPurgeRunSummary);
 
   // Never purge with a window that a late retry could outlive (the margin comes from the
@@ -84,7 +89,7 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
 
   let lock;
   try {
-    lock = await openPurgeLease({ trigger, startedAt });
+    lock = await openPurgeLease({ trigger, startedAt, scheduledFor });
   } catch (error) {
     log.error("purge could not connect", { trigger, error: describeError(error) });
     return record("failed", `could not open the purge connection: ${describeError(error)}`);

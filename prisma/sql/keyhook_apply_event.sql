@@ -37,6 +37,10 @@ DECLARE
   v_prev_found boolean := false;
   v_known boolean := p_type IN ('key.created', 'key.rotated', 'key.revoked');
   v_active_key text;
+  v_last_seen bigint;
+  -- This event raises the district's highest seen sequence: written once, with the row's other
+  -- change (the high-water mark of an activation) when there is one (see step 2).
+  v_seen_advances boolean := false;
 BEGIN
   -- 1. The claim. A concurrent duplicate waits here on the unique index until the first
   --    transaction commits (then does nothing) or rolls back (then claims it itself).
@@ -80,12 +84,29 @@ BEGIN
 
   -- 2. Serialise every change of this tenant's keys behind its row lock. The provider is the
   --    source of truth for tenants, so the first authentic event of a district creates it.
-  INSERT INTO tenants AS t (id) VALUES (p_tenant_id)
-  ON CONFLICT (id) DO UPDATE SET updated_at = now()
-  RETURNING t.high_water_mark INTO v_hwm;
+  --    The lock is taken by reading the row FOR UPDATE, not by a no-op update: the row is written
+  --    at most once below (a new row version per write is what the ingest pays for).
+  SELECT t.high_water_mark, t.last_seen_sequence INTO v_hwm, v_last_seen
+  FROM tenants t WHERE t.id = p_tenant_id FOR UPDATE;
+  IF NOT FOUND THEN
+    INSERT INTO tenants AS t (id) VALUES (p_tenant_id)
+    ON CONFLICT (id) DO UPDATE SET updated_at = now()
+    RETURNING t.high_water_mark, t.last_seen_sequence INTO v_hwm, v_last_seen;
+  END IF;
   -- Every claimed event counts as arrived, whatever its outcome below (quarantined included).
-  IF p_track_gaps THEN
-    PERFORM keyhook_note_sequence(p_tenant_id, p_sequence, p_received_at);
+  -- The common case, a sequence above the highest seen, is handled here under the lock already
+  -- held (a skipped range becomes a gap; the new highest is written later, once); a late arrival
+  -- goes through keyhook_note_sequence, which shrinks, splits or closes the gap it falls in.
+  IF p_track_gaps AND p_sequence IS NOT NULL THEN
+    IF v_last_seen IS NULL OR p_sequence > v_last_seen THEN
+      IF v_last_seen IS NOT NULL AND p_sequence > v_last_seen + 1 THEN
+        INSERT INTO sequence_gaps (tenant_id, from_seq, to_seq, first_noticed_at)
+        VALUES (p_tenant_id, v_last_seen + 1, p_sequence - 1, p_received_at);
+      END IF;
+      v_seen_advances := true;
+    ELSE
+      PERFORM keyhook_note_sequence(p_tenant_id, p_sequence, p_received_at);
+    END IF;
   END IF;
 
   -- 3. Read the keys the event names. Looked up by id alone on purpose: a key id that exists
@@ -113,6 +134,9 @@ BEGIN
   END IF;
 
   IF v_outcome = 'quarantined' THEN
+    IF v_seen_advances THEN
+      UPDATE tenants SET last_seen_sequence = p_sequence, updated_at = now() WHERE id = p_tenant_id;
+    END IF;
     UPDATE processed_events SET outcome = v_outcome, reason = v_reason, processed_at = clock_timestamp(),
       processing_micros = (extract(epoch FROM clock_timestamp() - v_started) * 1000000)::int
     WHERE id = v_ledger_id;
@@ -165,7 +189,12 @@ BEGIN
                 now(), v_active_key, p_event_id);
       END IF;
     ELSE
-      UPDATE tenants SET high_water_mark = p_sequence WHERE id = p_tenant_id;
+      -- An activation in order is above every sequence seen, so this is also the new highest.
+      UPDATE tenants SET high_water_mark = p_sequence,
+        last_seen_sequence = CASE WHEN v_seen_advances THEN p_sequence ELSE last_seen_sequence END,
+        updated_at = now()
+      WHERE id = p_tenant_id;
+      v_seen_advances := false;
       -- The newer sequence wins: a key still active is superseded, and stays flagged until its
       -- own deactivation arrives.
       UPDATE api_keys SET status = 'superseded', superseded_at = now(), superseded_by_key_id = p_key_id, updated_at = now()
@@ -198,6 +227,9 @@ BEGIN
     END IF;
   END IF;
 
+  IF v_seen_advances THEN
+    UPDATE tenants SET last_seen_sequence = p_sequence, updated_at = now() WHERE id = p_tenant_id;
+  END IF;
   UPDATE processed_events SET outcome = v_outcome, reason = v_reason, processed_at = clock_timestamp(),
     processing_micros = (extract(epoch FROM clock_timestamp() - v_started) * 1000000)::int
   WHERE id = v_ledger_id;

@@ -1,7 +1,9 @@
 -- keyhook_note_sequence: gap tracking for a district's event sequence (issue 12). Called by
--- keyhook_apply_event inside the ingest statement for every delivery that carries a sequence
--- (applied, stale, quarantined, ignored; a duplicate only when it falls in an open gap), so it
--- costs no extra round trip. THE source of this function: edit it here, then
+-- keyhook_apply_event inside the ingest statement for a delivery that carries a sequence and is
+-- not above the district's highest seen one (a late arrival: it may fill a gap), for an unknown
+-- event type, and for a duplicate that falls in an open gap, so it costs no extra round trip. The
+-- common case, a sequence above the highest seen, keyhook_apply_event handles inline under the
+-- district lock it already holds, writing the district's row once (bench: pgbench L0). THE source of this function: edit it here, then
 -- `npm run db:function -- keyhook_note_sequence`.
 --
 -- The provider's sequences are dense (PROVIDER_SEQUENCES_DENSE=1): a number skipped between the

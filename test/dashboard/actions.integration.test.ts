@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { declarationOf, executeAction } from "@/app/_lib/run-action";
 import { PERMISSIONS } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db";
@@ -151,5 +152,17 @@ describe("the wrapper", () => {
       message: `Key key_${OWN}_2 revoked, awaiting provider confirmation.`,
     });
     expect(await prisma.auditLog.count({ where: { outcome: "denied" } })).toBe(0);
+  });
+
+  it("shows a handler's bad-news answer as an error, not as a success", async () => {
+    const declaration = {
+      permission: "readiness.run" as const,
+      schema: z.object({}),
+      handler: async () => ({ ok: false, message: "Not ready for retries: 1 of 4 steps failed (run 1)." }),
+    };
+    expect(await executeAction(declaration, actors.platformAdmin, form({}))).toMatchObject({
+      ok: false,
+      message: "Not ready for retries: 1 of 4 steps failed (run 1).",
+    });
   });
 });

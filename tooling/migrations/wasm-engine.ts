@@ -11,6 +11,7 @@ import { createMigrationAdapterFactory, type MigrationAdapterFactory } from "./p
 import { DEFAULT_MIGRATIONS_DIR, readMigrationsList } from "./migrations-dir";
 import { migrationUrl } from "../../lib/database-urls";
 import { AppError } from "../../lib/errors";
+import { installJobQueue } from "./job-queue";
 import { withMigrationLock } from "./migration-lock";
 import { probeForPooler } from "./pooler-probe";
 
@@ -28,6 +29,7 @@ export type EngineLog = (message: string) => void;
  * migration lock (migration-lock.ts: interruptible by `signal`, bounded by `lockTimeoutMs`), and
  * the engine takes its own pg_advisory_lock(72707369) inside it, as Prisma's CLI does.
  * A failed migration is recorded as failed and blocks later runs, exactly like Prisma's CLI.
+ * Then the job queue's schema is installed or upgraded (job-queue.ts), under the same lock.
  * Returns the names applied now (empty when up to date).
  */
 export async function applyMigrations(options: {
@@ -56,9 +58,14 @@ export async function applyMigrations(options: {
   }
   const migrationsList = await readMigrationsList(options.migrationsDir ?? DEFAULT_MIGRATIONS_DIR);
   const lock = { url, timeoutMs: options.lockTimeoutMs ?? 300_000, signal: options.signal, log: options.notice };
-  const output = await withMigrationLock(lock, () =>
-    withEngine({ url }, options.log, (engine) => engine.applyMigrations({ migrationsList, filters: noFilters })),
-  );
+  const output = await withMigrationLock(lock, async () => {
+    const applied = await withEngine({ url }, options.log, (engine) =>
+      engine.applyMigrations({ migrationsList, filters: noFilters }),
+    );
+    // The job queue's schema (graphile_worker) is part of every migration step, not installed lazily.
+    await installJobQueue({ url });
+    return applied;
+  });
   return output.appliedMigrationNames;
 }
 

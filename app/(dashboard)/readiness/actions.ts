@@ -11,5 +11,8 @@ export const runReadinessAction = action("readiness.run", z.object({}), async (_
   const failed = result.steps.filter((s) => !s.passed);
   return failed.length === 0
     ? `Ready for retries: all ${result.steps.length} steps passed (run ${result.id}).`
-    : `Not ready for retries: ${failed.length} of ${result.steps.length} steps failed (run ${result.id}). See what to fix below.`;
+    : {
+        ok: false,
+        message: `Not ready for retries: ${failed.length} of ${result.steps.length} steps failed (run ${result.id}). See what to fix below.`,
+      };
 });

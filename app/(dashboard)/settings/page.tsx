@@ -12,6 +12,7 @@ import { can } from "@/lib/auth/permissions";
 import { getPlatformSettings, type PlatformSettings } from "@/lib/settings/get-platform-settings";
 import { requirePageActor } from "../../_lib/session";
 import { registerWebhookAction } from "./actions";
+import { AlertChannelsCard } from "./alert-channels";
 import { SignatureTelemetryCard } from "./signature-telemetry";
 
 export const metadata = { title: "Settings · Keyhook" };
@@ -28,7 +29,7 @@ export default async function SettingsPage() {
     <>
       <PageHeader
         title="Settings"
-        description="Where the provider sends our webhooks, and which signing secrets this deployment accepts."
+        description="Where the provider sends our webhooks, which signing secrets this deployment accepts, and where alerts are sent."
       />
       <Suspense fallback={<Skeleton label="Checking the provider…" />}>
         <SettingsDetails actor={actor} />
@@ -145,6 +146,8 @@ async function SettingsDetails({ actor }: { actor: Actor }) {
       </Card>
 
       <SignatureTelemetryCard actor={actor} />
+
+      <AlertChannelsCard actor={actor} />
 
       <Card title="Other secrets">
         <dl className="divide-y divide-slate-100">

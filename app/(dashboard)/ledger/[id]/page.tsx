@@ -4,6 +4,7 @@ import { ActionForm } from "@/components/action-form";
 import { HttpStatusBadge, OutcomeBadge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
+import { EventOutcome } from "@/components/ui/event-outcome";
 import { formatTime } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Table, Td, Th } from "@/components/ui/table";
@@ -36,8 +37,7 @@ export default async function LedgerEventPage({ params }: { params: Promise<{ id
     ["Key", event.keyId ?? "—"],
     ["Previous key", event.previousKeyId ?? "—"],
     ["Sequence", event.sequence === null ? "—" : String(event.sequence)],
-    ["Outcome", <OutcomeBadge key="o" outcome={event.outcome} />],
-    ["Reason", event.reason ?? "—"],
+    ["Outcome", <EventOutcome key="o" event={event} />],
     ["Occurred", formatTime(event.occurredAt)],
     ["First received", formatTime(event.receivedAt)],
     ["Processing", `${(event.processingMicros / 1000).toFixed(2)} ms`],

@@ -1,0 +1,122 @@
+import "server-only";
+// Every background job of the worker, one line each: the task, what it runs, and when. The queue
+// (graphile-worker, start-job-worker.ts) gives each of them retries with exponential backoff, and
+// a cron schedule is queued exactly once per timestamp across all workers.
+//   cron:    crontab time fields, evaluated in UTC ("0 3 * * *": 03:00 UTC daily);
+//   everyMs: re-queued that long after each run (periods below cron's one minute); give such a
+//            job a cron too, as the safety net that restarts a chain lost with a killed worker.
+import { sweepAlerts, type SweepResult } from "../alerts/sweep-alerts";
+import { purgeSignInRecords } from "../auth/purge-sign-in-records";
+import { runDriftJob } from "../drift/drift-job";
+import type { DriftCheckResult } from "../drift/run-drift-check";
+import type { Env } from "../env";
+import { raiseGapAlerts } from "../gaps/raise-gap-alerts";
+import { log } from "../log";
+import { notifyAlerts } from "../notifications/notify-alerts";
+import { drainOutbox } from "../outbox/drain-outbox";
+import { providerClientFromEnv, type ProviderClient } from "../provider/client";
+import { runScheduledPurge } from "../retention/scheduled-purge";
+import { foldRollups } from "../rollups/fold-rollups";
+import type { JobName } from "./job-names";
+
+export type JobContext = {
+  /** A cron job's timestamp (its schedule slot); null for a job queued any other way. */
+  scheduledFor: Date | null;
+  payload: Record<string, unknown>;
+};
+
+export type BackgroundJob = {
+  task: JobName;
+  run: (context: JobContext) => Promise<void>;
+  cron?: string;
+  everyMs?: number;
+  /** Attempts before the queue gives the job up (default 25, backing off up to ~6 h). */
+  maxAttempts?: number;
+  /** A worker starting this long after a missed cron slot still runs it (default: never). */
+  backfillMs?: number;
+};
+
+const HOUR_MS = 3_600_000;
+
+export function backgroundJobs(deps: { config: Env; outboxClient: ProviderClient }): BackgroundJob[] {
+  const { config, outboxClient } = deps;
+  return [
+    { task: "outbox.drain", run: () => drainOutbox({ client: outboxClient }).then(logDrain), cron: "* * * * *" },
+    {
+      task: "retention.purge",
+      run: ({ scheduledFor }) =>
+        runScheduledPurge({ scheduledFor: scheduledFor ?? startOfHour(new Date()) }).then(() => undefined),
+      cron: `0 ${config.PURGE_HOUR_UTC} * * *`,
+      maxAttempts: 5,
+      backfillMs: 20 * HOUR_MS,
+    },
+    // The dashboard's hourly counts: the pages stay exact without it, only slower as the unfolded tail grows.
+    {
+      task: "rollups.fold",
+      run: () => foldRollups().then(() => undefined),
+      everyMs: config.ROLLUP_INTERVAL_MS,
+      cron: "* * * * *",
+    },
+    { task: "gaps.raise_alerts", run: () => raiseGapAlerts().then(logGapAlerts), cron: "* * * * *" },
+    {
+      task: "alerts.notify",
+      run: () => notifyAlerts().then(logNotify),
+      everyMs: config.ALERT_NOTIFY_INTERVAL_MS,
+      cron: "* * * * *",
+    },
+    // Quiet sign-in throttle rows and old failure counters (lib/auth/purge-sign-in-records.ts), nightly.
+    {
+      task: "auth.purge_sign_in_records",
+      run: () => purgeSignInRecords({ now: new Date() }).then(logSignInPurge),
+      cron: `10 ${config.PURGE_HOUR_UTC} * * *`,
+      maxAttempts: 5,
+      backfillMs: 20 * HOUR_MS,
+    },
+    // The alert center's condition-based alerts (quarantine counts, superseded keys, gaps, failed
+    // outbox rows and purges, provider unreachable, delivery failure rate), raised and resolved.
+    {
+      task: "alerts.sweep",
+      run: () => sweepAlerts().then(logSweep),
+      everyMs: config.ALERT_SWEEP_INTERVAL_MS,
+      cron: "* * * * *",
+    },
+    // The drift check: a run a platform admin requested (or an interrupted one), else one every
+    // DRIFT_CHECK_INTERVAL_HOURS. A run is leased (lib/drift/drift-runs.ts), so a minute's job that
+    // finds one running does nothing. Its own client: list-keys retries 429s (the outbox's does not).
+    {
+      task: "drift.check",
+      run: () => runDriftJob({ provider: providerClientFromEnv() }).then(logDrift),
+      cron: "* * * * *",
+    },
+  ];
+}
+
+function startOfHour(now: Date): Date {
+  return new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
+}
+
+function logDrain(result: { sent: number; retrying: number; failed: number; nextDueAt: Date | null }): void {
+  if (result.sent + result.retrying + result.failed > 0)
+    log.info("outbox drained", { ...result, next_due_at: result.nextDueAt?.toISOString() ?? null });
+}
+
+function logGapAlerts(result: { raised: number; resolved: number }): void {
+  if (result.raised > 0 || result.resolved > 0) log.info("sequence gap alerts", result);
+}
+
+function logSignInPurge(result: { addressRows: number; failureWindows: number }): void {
+  if (result.addressRows + result.failureWindows > 0) log.info("sign-in records purged", result);
+}
+
+function logNotify(result: { staged: number; byEvent: Record<string, number> }): void {
+  if (result.staged > 0) log.info("alert notifications staged", { staged: result.staged, ...result.byEvent });
+}
+
+function logSweep(result: SweepResult): void {
+  const changed = Object.entries(result).filter(([, r]) => r.raised > 0 || r.resolved > 0);
+  if (changed.length > 0) log.info("alert sweep", Object.fromEntries(changed));
+}
+
+function logDrift(result: DriftCheckResult | null): void {
+  if (result && result.status !== "busy") log.info("drift check", { ...result });
+}

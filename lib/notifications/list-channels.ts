@@ -1,0 +1,56 @@
+import "server-only";
+// The Settings page's view of the alert channels: addresses masked (mask.ts), health from the
+// worker's bookkeeping, and whether the channel's own `channel_failing` alert is open.
+import { prisma, type DbOrTx } from "../db";
+import type { Actor } from "../auth/actor";
+import { authorize } from "../auth/permissions";
+import { CHANNEL_FAILING_ALERT } from "./channel-health";
+import { maskSecret, maskSmtpUrl, maskUrl } from "./mask";
+
+export type ChannelView = {
+  id: string;
+  kind: string;
+  name: string;
+  /** Masked URL, or the email recipients (not a secret). */
+  target: string;
+  smtpRelay: string | null;
+  fromAddress: string | null;
+  secret: string | null;
+  enabled: boolean;
+  createdAt: Date;
+  createdBy: string | null;
+  consecutiveFailures: number;
+  lastSuccessAt: Date | null;
+  lastFailureAt: Date | null;
+  lastError: string | null;
+  /** The channel's own alert is open (or acknowledged): it keeps failing. */
+  failing: boolean;
+};
+
+export async function listAlertChannels(options: { actor: Actor }, db: DbOrTx = prisma): Promise<ChannelView[]> {
+  authorize(options.actor, "settings.view");
+  const channels = await db.alertChannel.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  if (channels.length === 0) return [];
+  const failing = await db.alert.findMany({
+    where: { kind: CHANNEL_FAILING_ALERT, subject: { in: channels.map((c) => c.id) }, state: { not: "resolved" } },
+    select: { subject: true },
+  });
+  const failingIds = new Set(failing.map((a) => a.subject));
+  return channels.map((c) => ({
+    id: c.id,
+    kind: c.kind,
+    name: c.name,
+    target: c.kind === "email" ? c.target : maskUrl(c.target),
+    smtpRelay: c.smtpUrl ? maskSmtpUrl(c.smtpUrl) : null,
+    fromAddress: c.fromAddress,
+    secret: c.secret ? maskSecret(c.secret) : null,
+    enabled: c.enabled,
+    createdAt: c.createdAt,
+    createdBy: c.createdBy,
+    consecutiveFailures: c.consecutiveFailures,
+    lastSuccessAt: c.lastSuccessAt,
+    lastFailureAt: c.lastFailureAt,
+    lastError: c.lastError,
+    failing: failingIds.has(c.id),
+  }));
+}
