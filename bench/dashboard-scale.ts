@@ -5,7 +5,14 @@
 // times BENCH_REQUESTS (20) sequential full GETs per page (the whole streamed body) after 3
 // warm-ups: p50 / p95 / max. Then one full ledger CSV export, sampling the app's RSS every 100 ms.
 // BENCH_KEEP_DB=1 reuses the database of the previous run when it holds the same fill.
+// For iterating on one page: BENCH_PAGES (comma-separated parts of page names or paths: only
+// those), BENCH_EXPORT=0 (no CSV export: it takes minutes at 10M rows), BENCH_APP_NODE_OPTIONS
+// (NODE_OPTIONS of the app, e.g. `--require <a preload starting the inspector profiler>`: where a
+// render's time goes). BENCH_COMPARE=<an earlier result file> prints that run's p50/p95 beside
+// each page (the same pages before a change, same fill); BENCH_RESULT_NAME names the result file.
 // Results: bench/results/dashboard-scale.json and a line in bench/results/history.ndjson.
+import { existsSync, readFileSync } from "node:fs";
+import os from "node:os";
 import { BENCH_PORTS, startAppUnderTest } from "./support/app-under-test";
 import { signInCookie, timePage, type RenderTiming } from "./support/dashboard-render";
 import { BIG_DISTRICT, fillScale, type FillTimings } from "./support/fill-scale";
@@ -18,12 +25,33 @@ const scale = {
 };
 const requests = Number(process.env.BENCH_REQUESTS ?? 20);
 const TARGET_P95_MS = 100;
+const only = (process.env.BENCH_PAGES ?? "")
+  .split(",")
+  .map((part) => part.trim())
+  .filter(Boolean);
+const selected = (name: string) => only.length === 0 || only.some((part) => name.includes(part));
+const exportCsv = process.env.BENCH_EXPORT !== "0";
+const resultName = process.env.BENCH_RESULT_NAME ?? "dashboard-scale";
+const compareFile = process.env.BENCH_COMPARE;
+const earlier = new Map<string, RenderTiming>(
+  compareFile && existsSync(compareFile)
+    ? (JSON.parse(readFileSync(compareFile, "utf8")) as { renders: RenderTiming[] }).renders.map((r) => [r.page, r])
+    : [],
+);
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" / ");
 
 const label = `fill ${scale.claims}/${scale.receipts}/${scale.districts}`;
 const app = await startAppUnderTest({
   port: BENCH_PORTS.app,
   pgPort: BENCH_PORTS.pg,
-  env: { KEYHOOK_SEED_DEMO: "1" },
+  env: {
+    KEYHOOK_SEED_DEMO: "1",
+    ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}),
+  },
   keepDatabaseLabelled: process.env.BENCH_KEEP_DB === "1" ? label : undefined,
 });
 try {
@@ -45,7 +73,7 @@ try {
   process.env.LOG_LEVEL ??= "warn";
   const { foldRollups } = await import("../lib/rollups/fold-rollups");
   const { disconnectDb } = await import("../lib/db");
-  const { pageQueries } = await import("./support/page-queries");
+  const { pageQueries, pagingPaths } = await import("./support/page-queries");
   const foldStarted = performance.now();
   await foldRollups();
   await foldRollups();
@@ -62,13 +90,14 @@ try {
   ]);
   const middleDistrict = `district-${String(Math.floor(scale.districts / 2)).padStart(6, "0")}`;
   const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
-  const pages = [
+  const pages: string[] = [
     "/overview",
     "/districts",
     `/districts?q=${middleDistrict.slice(0, -1)}`,
     "/districts?q=cedar+hills",
     `/districts?cursor=${middleDistrict}`,
     `/districts/${BIG_DISTRICT}`,
+    `/districts/${BIG_DISTRICT}?keys=rotated&cursor=${pagingPaths().keysCursor}`,
     "/ledger",
     "/ledger?outcome=quarantined",
     "/ledger?type=key.revoked",
@@ -80,13 +109,15 @@ try {
     "/deliveries",
     `/deliveries?event=evt_fill_${Math.floor(scale.claims / 3)}`,
     "/quarantine",
+    `/quarantine?cursor=${pagingPaths().quarantineCursor}`,
     "/retention",
     "/audit",
     "/audit?action=key.revoke",
   ];
   // The data alone: each page's lib/ services called in this process, as the page calls them.
   const dataTimings: { page: string; p50: number; p95: number; max: number }[] = [];
-  for (const { page, run } of pageQueries({ claims: scale.claims, districts: scale.districts, ledgerId: middle!.id })) {
+  const queries = pageQueries({ claims: scale.claims, districts: scale.districts, ledgerId: middle!.id });
+  for (const { page, run } of queries.filter((q) => selected(q.page))) {
     const durations: number[] = [];
     for (let i = 0; i < requests + 3; i++) {
       const started = performance.now();
@@ -108,16 +139,52 @@ try {
   // be read as a multiple of what this machine gives any request right now.
   const baseline = await timePage(app.baseUrl, "/api/health", cookie, requests);
   console.log(`baseline /api/health p50 ${baseline.p50.toFixed(1)} ms   p95 ${baseline.p95.toFixed(1)} ms`);
+  const loadBefore = load();
+  console.log(`load average (1 / 5 / 15 min) before the pages: ${loadBefore}`);
+  console.log(
+    `page  ${"".padEnd(48)}   p50      p95   target p95${earlier.size ? `   before: p50     p95  (${compareFile})` : ""}`,
+  );
   const renders: RenderTiming[] = [];
-  for (const page of pages) {
+  for (const page of pages.filter(selected)) {
     const timing = await timePage(app.baseUrl, page, cookie, requests);
     renders.push(timing);
+    const before = earlier.get(page);
     console.log(
-      `page  ${page.padEnd(48)} p50 ${timing.p50.toFixed(0).padStart(5)} ms   p95 ${timing.p95.toFixed(0).padStart(5)} ms   max ${timing.max.toFixed(0).padStart(5)} ms   p50/health ${(timing.p50 / baseline.p50).toFixed(1)}${timing.p95 > TARGET_P95_MS ? "   > target" : ""}`,
+      `page  ${page.padEnd(48)} ${timing.p50.toFixed(0).padStart(5)} ms ${timing.p95.toFixed(0).padStart(5)} ms   < ${TARGET_P95_MS} ms ${timing.p95 < TARGET_P95_MS ? "ok  " : "OVER"}${before ? `   ${before.p50.toFixed(0).padStart(11)} ${before.p95.toFixed(0).padStart(7)}` : ""}`,
     );
   }
+  const loadAfter = load();
+  console.log(`load average after the pages: ${loadAfter}; /api/health p50 ${baseline.p50.toFixed(1)} ms`);
 
   // The full ledger as CSV, read as fast as the client can: RSS of the app's largest process.
+  const csvExport = exportCsv ? await timeCsvExport(app, cookie) : "skipped (BENCH_EXPORT=0)";
+
+  const over = renders.filter((r) => r.p95 >= TARGET_P95_MS).map((r) => r.page);
+  console.log(
+    over.length
+      ? `pages at or over p95 ${TARGET_P95_MS} ms: ${over.join(", ")}`
+      : `every page p95 < ${TARGET_P95_MS} ms`,
+  );
+  writeResult(resultName, {
+    scale,
+    fill,
+    fillSeconds,
+    foldSeconds,
+    incrementalFoldMs,
+    requests,
+    targetP95Ms: TARGET_P95_MS,
+    loadAverage: { beforePages: loadBefore, afterPages: loadAfter },
+    dataTimings,
+    baseline,
+    renders,
+    csvExport,
+    overTarget: over,
+  });
+} finally {
+  await app.stop();
+}
+
+async function timeCsvExport(app: Awaited<ReturnType<typeof startAppUnderTest>>, cookie: string) {
   const rssBefore = app.rssMiB();
   let rssMax = rssBefore;
   const sampler = setInterval(() => (rssMax = Math.max(rssMax, app.rssMiB())), 100);
@@ -131,7 +198,7 @@ try {
   }
   clearInterval(sampler);
   const exportSeconds = (performance.now() - exportStarted) / 1000;
-  const csvExport = {
+  const result = {
     status: response.status,
     rows: lines - 1,
     mib: Math.round(bytes / 1048576),
@@ -142,26 +209,7 @@ try {
     rssGrowthMiB: Math.round(rssMax - rssBefore),
   };
   console.log(
-    `CSV export: ${csvExport.rows.toLocaleString("en")} rows, ${csvExport.mib} MiB in ${csvExport.seconds} s (${csvExport.rowsPerSec.toLocaleString("en")} rows/s); app RSS ${csvExport.rssBeforeMiB} → max ${csvExport.rssMaxMiB} MiB (growth ${csvExport.rssGrowthMiB} MiB, limit 50)`,
+    `CSV export: ${result.rows.toLocaleString("en")} rows, ${result.mib} MiB in ${result.seconds} s (${result.rowsPerSec.toLocaleString("en")} rows/s); app RSS ${result.rssBeforeMiB} → max ${result.rssMaxMiB} MiB (growth ${result.rssGrowthMiB} MiB, limit 50)`,
   );
-
-  const over = renders.filter((r) => r.p95 > TARGET_P95_MS).map((r) => r.page);
-  console.log(
-    over.length ? `pages over p95 ${TARGET_P95_MS} ms: ${over.join(", ")}` : `every page p95 < ${TARGET_P95_MS} ms`,
-  );
-  writeResult("dashboard-scale", {
-    scale,
-    fill,
-    fillSeconds,
-    foldSeconds,
-    incrementalFoldMs,
-    requests,
-    dataTimings,
-    baseline,
-    renders,
-    csvExport,
-    overTarget: over,
-  });
-} finally {
-  await app.stop();
+  return result;
 }

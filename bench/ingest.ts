@@ -120,7 +120,16 @@ try {
     `  ratios: app/peer throughput ${ratios.appOverPeerThroughput}, app/L0 throughput ${ratios.appOverL0Throughput}, app/peer CPU per event ${ratios.appOverPeerCpuPerEvent}`,
   );
   console.log(`peak RSS of the app's largest process: ${peakRssMiB} MiB`);
-  writeResult("ingest", { seconds, rounds, l0, phases: [...alternating, ...others], c8, ratios, peakRssMiB });
+  writeResult("ingest", {
+    appNodeOptions: process.env.BENCH_APP_NODE_OPTIONS ?? null,
+    seconds,
+    rounds,
+    l0,
+    phases: [...alternating, ...others],
+    c8,
+    ratios,
+    peakRssMiB,
+  });
 } finally {
   await peer.stop();
   await app.stop();

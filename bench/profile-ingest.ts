@@ -1,21 +1,26 @@
-// `node --conditions=react-server --import tsx bench/profile-ingest.ts [--cpu-prof]`: runs
-// `next start` directly (so node flags reach the server process) under 8 connections of signed
-// unique events for 8 s; with --cpu-prof writes a V8 CPU profile to bench/results/profiles/
-// for finding where the time goes. Prints req/s and p99.
+// `node --conditions=react-server --import tsx bench/profile-ingest.ts [--cpu-prof]`: runs the
+// production server `npm start` runs (scripts/serve.ts, so node flags reach the server process)
+// under 8 connections of signed unique events for 8 s; with --cpu-prof writes a V8 CPU profile
+// to bench/results/profiles/ and prints where its self time went (bench/support/summarize-profile.ts).
+// Prints req/s and p99. Ports: BENCH_APP_PORT (4602), BENCH_PG_PORT (54349).
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import autocannon from "autocannon";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
 import { applyMigrations } from "../tooling/migrations/wasm-engine";
 import { createEventStream } from "./support/event-stream";
+import { summarizeProfile } from "./support/summarize-profile";
 
 import { BENCH_SECRET as SECRET } from "./support/app-under-test";
 const profile = process.argv.includes("--cpu-prof");
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+const appPort = Number(process.env.BENCH_APP_PORT ?? 4602);
+const pgPort = Number(process.env.BENCH_PG_PORT ?? 54349);
+const startedAt = Date.now();
 
-const server = await startEmbeddedPostgres({ dataDir: ".data/bench-postgres", port: 54349, database: "postgres" });
+const server = await startEmbeddedPostgres({ dataDir: ".data/bench-postgres", port: pgPort, database: "postgres" });
 const admin = new pg.Client({ connectionString: server.adminUrl("postgres") });
 await admin.connect();
 await admin.query("DROP DATABASE IF EXISTS keyhook_profile WITH (FORCE)");
@@ -26,10 +31,16 @@ await applyMigrations({ databaseUrl });
 
 mkdirSync("bench/results/profiles", { recursive: true });
 const nodeArgs = profile ? ["--cpu-prof", "--cpu-prof-dir=bench/results/profiles"] : [];
-const next = spawn(process.execPath, [...nodeArgs, "node_modules/next/dist/bin/next", "start", "-p", "4601"], {
+// As `npm start` runs it: the bundled server when the build has one (scripts/boot.ts).
+const serverArgs = existsSync(".next/keyhook-serve.mjs")
+  ? [".next/keyhook-serve.mjs"]
+  : ["--import", "tsx", "scripts/serve.ts"];
+const next = spawn(process.execPath, [...nodeArgs, ...serverArgs], {
   stdio: ["ignore", "ignore", "inherit"],
   env: {
     ...process.env,
+    PORT: String(appPort),
+    LISTEN_HOST: "127.0.0.1",
     DATABASE_URL: databaseUrl,
     WEBHOOK_SECRETS: SECRET,
     NEXTAUTH_SECRET: "profile-only-session-secret-0123456789abcdef",
@@ -38,7 +49,7 @@ const next = spawn(process.execPath, [...nodeArgs, "node_modules/next/dist/bin/n
 });
 try {
   while (
-    !(await fetch("http://127.0.0.1:4601/api/health").then(
+    !(await fetch(`http://127.0.0.1:${appPort}/api/health`).then(
       (r) => r.ok,
       () => false,
     ))
@@ -46,7 +57,7 @@ try {
     await new Promise((r) => setTimeout(r, 200));
   const stream = createEventStream({ secret: SECRET, tenants: 1000, runId: "p" + Date.now().toString(36) });
   const result = await autocannon({
-    url: "http://127.0.0.1:4601/api/webhooks/keys",
+    url: `http://127.0.0.1:${appPort}/api/webhooks/keys`,
     connections,
     duration: seconds,
     requests: [{ method: "POST", setupRequest: (request) => ({ ...request, ...pick(stream.next()) }) }],
@@ -59,6 +70,14 @@ try {
   next.kill("SIGTERM");
   await exited;
   await server.stop();
+}
+if (profile) {
+  const written = readdirSync("bench/results/profiles")
+    .map((name) => `bench/results/profiles/${name}`)
+    .filter((file) => statSync(file).mtimeMs >= startedAt)
+    .sort((a, b) => statSync(b).size - statSync(a).size);
+  // The largest is the server's main thread (tsx's loader thread writes a small one too).
+  if (written[0]) console.log(`\n${summarizeProfile(written[0])}`);
 }
 
 function pick(event: { body: string; headers: Record<string, string> }) {

@@ -41,7 +41,9 @@ function createClient(): PrismaClient {
       statementNameGenerator: pooled ? undefined : preparedStatementNames(),
     },
   );
-  return new PrismaClient({ adapter });
+  // "minimal": no call-site capture (a `new Error()` per query, for a code frame in the message)
+  // on every call; our logs keep only an error's last line anyway (lib/log.ts, describeError).
+  return new PrismaClient({ adapter, errorFormat: "minimal" });
 }
 
 const globalForPrisma = globalThis as unknown as { keyhookPrisma?: PrismaClient };

@@ -162,6 +162,8 @@ const schema = z
     CSV_EXPORT_CONCURRENCY: intSetting(1, 100).default(1),
     /** The address the production server listens on (a container: all interfaces). */
     LISTEN_HOST: z.string().min(1).default("0.0.0.0"),
+    /** Server processes `npm start` runs sharing the port (node:cluster), each with its own DATABASE_POOL_SIZE pool. */
+    WEB_CONCURRENCY: intSetting(1, 64).default(1),
     /** SIGTERM: how long a replica waits for the requests in flight before it closes its pools and exits. */
     SHUTDOWN_DRAIN_MS: intSetting(100, 600_000).default(10_000),
     /** OpenTelemetry: base URL of an OTLP/HTTP collector (traces go to <url>/v1/traces); unset: no tracing. */

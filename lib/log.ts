@@ -1,4 +1,5 @@
-// Structured JSON logs, one line each, so an operator can grep by event_id or tenant_id.
+// Structured JSON logs, one line each, so an operator can grep by event_id or tenant_id. Each
+// line names its process (`pid`): with WEB_CONCURRENCY > 1 several servers write to one stream.
 import { env } from "./env";
 
 type Level = "debug" | "info" | "warn" | "error";
@@ -12,8 +13,12 @@ function write(level: Level, message: string, fields?: Record<string, unknown>):
     // An invalid environment is reported by whoever reads it first; logging must still work.
   }
   if (rank[level] < rank[threshold]) return;
-  const line = JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields });
-  (level === "error" || level === "warn" ? process.stderr : process.stdout).write(line + "\n");
+  // The fixed part is written as text and only the fields go through JSON.stringify: one
+  // serialisation per line, no merged copy of `fields` (this runs for every delivery).
+  const head = `{"time":"${new Date().toISOString()}","level":"${level}","pid":${process.pid},"msg":${JSON.stringify(message)}`;
+  const rest = fields ? JSON.stringify(fields) : "{}";
+  const line = rest.length > 2 ? `${head},${rest.slice(1)}\n` : `${head}}\n`;
+  (level === "error" || level === "warn" ? process.stderr : process.stdout).write(line);
 }
 
 export const log = {

@@ -115,12 +115,18 @@ async function boot(): Promise<void> {
 
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
   // Without the react-server condition: Next resolves React's server build where it needs it.
+  // `npm start`: the server bundled with the build (.next/keyhook-serve.mjs, plain JavaScript:
+  // under tsx's loader hooks every import() Next makes per request costs a round trip to tsx's
+  // hooks thread), else scripts/serve.ts through tsx. The source is found beside this file, not
+  // under the working directory: the build served is the one in the working directory
+  // (`.next`), which may be a copy holding nothing else (faults/build-snapshot.ts).
+  const bundledServer = path.resolve(".next", "keyhook-serve.mjs");
   const serverArgs =
     mode === "dev"
       ? [nextBin, "dev", "-p", String(config.port)]
-      : // Beside this file, not under the working directory: the build served is the one in the
-        // working directory (`.next`), which may be a copy holding nothing else (faults/build-snapshot.ts).
-        ["--import", "tsx", path.join(import.meta.dirname, "serve.ts")];
+      : existsSync(bundledServer)
+        ? [bundledServer]
+        : ["--import", "tsx", path.join(import.meta.dirname, "serve.ts")];
   const child = spawn(process.execPath, serverArgs, {
     env: { ...childEnv, PORT: String(config.port) },
     stdio: "inherit",

@@ -4,13 +4,14 @@
 //   - keyhook-start.mjs: settings check + migrations + production server, one esbuild bundle;
 //     `next` stays external (it is in the traced node_modules, as server.js needs it);
 //   - keyhook-worker.mjs: the outbox/purge worker (`npm run worker`) as one bundle;
+//   - and, outside the folder, .next/keyhook-serve.mjs: `npm start`'s server bundled the same way;
 //   - prisma/migrations + prisma/schema.prisma and the schema engine's .wasm, which the
 //     migration code finds as `prisma/build/schema_engine_bg.wasm` beside a stub package.json.
 // `npm run build` runs it after `next build`; the Dockerfile copies the result.
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { build } from "esbuild";
+import { build, type BuildOptions } from "esbuild";
 
 const out = path.resolve(".next/standalone");
 if (!existsSync(path.join(out, "server.js"))) {
@@ -40,10 +41,8 @@ writeFileSync(
   ) + "\n",
 );
 
-await build({
-  entryPoints: { "keyhook-start": "scripts/standalone-start.ts", "keyhook-worker": "scripts/worker.ts" },
-  outdir: out,
-  outExtension: { ".js": ".mjs" },
+// Shared by both bundles: ESM for Node 20, `next` left to the node_modules beside the build.
+const bundleOptions: BuildOptions = {
   bundle: true,
   platform: "node",
   format: "esm",
@@ -58,7 +57,18 @@ await build({
   },
   logLevel: "warning",
   legalComments: "none",
+};
+
+await build({
+  ...bundleOptions,
+  entryPoints: { "keyhook-start": "scripts/standalone-start.ts", "keyhook-worker": "scripts/worker.ts" },
+  outdir: out,
+  outExtension: { ".js": ".mjs" },
 });
+// `npm start`'s server (scripts/serve.ts) as plain JavaScript beside the build: run through tsx
+// its loader hooks see every import() Next makes per request (a round trip to tsx's hooks
+// thread each time); scripts/boot.ts runs this bundle when it is there.
+await build({ ...bundleOptions, entryPoints: ["scripts/serve.ts"], outfile: ".next/keyhook-serve.mjs" });
 console.log(
   `build-standalone: ${path.relative(process.cwd(), out)} is ready: node keyhook-start.mjs (worker: node keyhook-worker.mjs)`,
 );

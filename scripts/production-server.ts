@@ -9,10 +9,15 @@
 //      `connection: close` meanwhile and dropping keep-alive connections as they go idle;
 //   3. closes Next, then runs lib/shutdown-hooks.ts (the Prisma pools, the span exporter);
 //   4. exits 0, or 1 when the bound expired with requests still running.
+// With `workers` > 1 (WEB_CONCURRENCY) this process is only the cluster primary and each of its
+// workers runs the server above (scripts/server-cluster.ts).
+import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import path from "node:path";
 import { runShutdownHooks } from "../lib/shutdown-hooks";
+import { loadInternalHeaderFilter, loadRouteEntrypoint } from "./route-entrypoint";
+import { runClusterPrimary } from "./server-cluster";
 
 export type ProductionServerOptions = {
   /** The project directory: holds `.next` (the checkout, or the standalone folder). */
@@ -20,6 +25,8 @@ export type ProductionServerOptions = {
   port: number;
   hostname: string;
   drainMs: number;
+  /** Server processes sharing the port (WEB_CONCURRENCY); 1: this process serves. */
+  workers: number;
 };
 
 type NextApp = {
@@ -28,9 +35,17 @@ type NextApp = {
   close(): Promise<void>;
 };
 
-const say = (line: string) => process.stdout.write(`keyhook: ${line}\n`);
+const WEBHOOK_PATH = "/api/webhooks/keys";
+
+// A worker of a cluster names itself: its lines interleave with its siblings'.
+const say = (line: string) =>
+  process.stdout.write(`keyhook: ${line}${cluster.isWorker ? ` [pid ${process.pid}]` : ""}\n`);
 
 export async function startProductionServer(options: ProductionServerOptions): Promise<void> {
+  if (options.workers > 1 && cluster.isPrimary) {
+    runClusterPrimary({ workers: options.workers, drainMs: options.drainMs });
+    return;
+  }
   // The config `next build` serialised (what the standalone server.js embeds): next.config.ts is
   // not compiled again at run time, and the standalone folder has no TypeScript to compile it.
   const serverFiles = JSON.parse(
@@ -51,6 +66,20 @@ export async function startProductionServer(options: ProductionServerOptions): P
   });
   await app.prepare();
   const handle = app.getRequestHandler();
+  // The webhook path goes straight to its route's built entrypoint (scripts/route-entrypoint.ts,
+  // docs/decisions/ingest-cpu.md); everything else, and the webhook path with a query string or
+  // a trailing slash, through Next's router.
+  const webhook = loadRouteEntrypoint(options.dir, `${WEBHOOK_PATH}/route`);
+  const filterInternalHeaders = loadInternalHeaderFilter();
+  // As Next's router keys its context (render404, the config) for the route module to find.
+  const requestMeta = { relativeProjectDir: path.relative(process.cwd(), options.dir) };
+  const route = (req: IncomingMessage, res: ServerResponse): Promise<unknown> => {
+    if (webhook.handler && req.url === WEBHOOK_PATH) {
+      filterInternalHeaders(req.headers);
+      return webhook.handler(req, res, { requestMeta });
+    }
+    return handle(req, res);
+  };
 
   let inFlight = 0;
   let draining = false;
@@ -58,6 +87,10 @@ export async function startProductionServer(options: ProductionServerOptions): P
   const server = createServer((req, res) => {
     inFlight += 1;
     if (draining) res.setHeader("connection", "close");
+    // A webhook's answer is a few bytes, complete only at its end, and Next writes it in pieces
+    // (the headers flushed alone, then the body, then the end): held back until res.end(), which
+    // uncorks, they leave in one write. Pages stream, so only the webhook path is corked.
+    if (req.url === WEBHOOK_PATH) res.cork();
     // Done when Next's handler has settled AND the response is closed: a client that hangs up
     // does not end a transaction still running for it.
     let pending = 2;
@@ -68,7 +101,7 @@ export async function startProductionServer(options: ProductionServerOptions): P
       if (inFlight === 0) onIdle?.();
     };
     res.once("close", finished);
-    handle(req, res)
+    route(req, res)
       .catch((error: unknown) => {
         console.error(error);
         if (!res.headersSent) res.writeHead(500).end();
@@ -81,6 +114,7 @@ export async function startProductionServer(options: ProductionServerOptions): P
     server.listen(options.port, options.hostname, () => resolve());
   });
   say(`serving on http://${options.hostname}:${options.port}`);
+  if (!webhook.handler) say(`${WEBHOOK_PATH} goes through Next's router: ${webhook.reason}`);
 
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {

@@ -17,4 +17,5 @@ await startProductionServer({
   port: config.PORT,
   hostname: config.LISTEN_HOST,
   drainMs: config.SHUTDOWN_DRAIN_MS,
+  workers: config.WEB_CONCURRENCY,
 });

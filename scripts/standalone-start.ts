@@ -3,6 +3,7 @@
 // validated as in `npm start`, pending migrations are applied (WebAssembly schema engine, its
 // advisory lock serialises replicas starting together), then the production server starts.
 // The container's database is external: DATABASE_URL is required here.
+import cluster from "node:cluster";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "../lib/env";
@@ -24,19 +25,24 @@ try {
   process.exit(1);
 }
 
-try {
-  const started = performance.now();
-  // Migrations and their lock go to PostgreSQL itself (DIRECT_DATABASE_URL) behind a pooler.
-  const applied = await applyMigrations({
-    databaseUrl: config.DATABASE_URL!,
-    directDatabaseUrl: config.DIRECT_DATABASE_URL,
-    lockTimeoutMs: config.MIGRATION_LOCK_TIMEOUT_MS,
-  });
-  const what = applied.length ? `applied ${applied.join(", ")}` : "no pending migrations";
-  console.log(`keyhook: database ready; ${what} (${Math.round(performance.now() - started)} ms)`);
-} catch (error) {
-  console.error(`keyhook: migration failed: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+// WEB_CONCURRENCY > 1 runs this file again in each server process: only the primary migrates.
+if (cluster.isPrimary) await migrate();
+
+async function migrate(): Promise<void> {
+  try {
+    const started = performance.now();
+    // Migrations and their lock go to PostgreSQL itself (DIRECT_DATABASE_URL) behind a pooler.
+    const applied = await applyMigrations({
+      databaseUrl: config.DATABASE_URL!,
+      directDatabaseUrl: config.DIRECT_DATABASE_URL,
+      lockTimeoutMs: config.MIGRATION_LOCK_TIMEOUT_MS,
+    });
+    const what = applied.length ? `applied ${applied.join(", ")}` : "no pending migrations";
+    console.log(`keyhook: database ready; ${what} (${Math.round(performance.now() - started)} ms)`);
+  } catch (error) {
+    console.error(`keyhook: migration failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
 }
 
 await startProductionServer({
@@ -44,4 +50,5 @@ await startProductionServer({
   port: config.PORT,
   hostname: config.LISTEN_HOST,
   drainMs: config.SHUTDOWN_DRAIN_MS,
+  workers: config.WEB_CONCURRENCY,
 });

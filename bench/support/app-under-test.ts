@@ -89,6 +89,8 @@ export async function startAppUnderTest(options: {
       WEBHOOK_SECRETS: BENCH_SECRET,
       NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef",
       NODE_ENV: "production",
+      // Node flags for the app's processes only (e.g. GC sizing experiments), not the load generator's.
+      ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}),
       ...options.env,
     },
   });

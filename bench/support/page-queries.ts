@@ -11,6 +11,7 @@ import { getLedgerEvent } from "../../lib/ledger/get-ledger-event";
 import { listLedger } from "../../lib/ledger/list-ledger";
 import { getOverview } from "../../lib/overview/get-overview";
 import { getRetentionView } from "../../lib/overview/retention-view";
+import { encodeCursor, encodeTextCursor } from "../../lib/listing/keyset-cursor";
 import { listQuarantine } from "../../lib/quarantine/list-quarantine";
 import { BIG_DISTRICT } from "./fill-scale";
 
@@ -24,6 +25,16 @@ export const PLATFORM_ADMIN: Actor = {
 
 export type PageQuery = { page: string; run: (db?: DbOrTx) => Promise<unknown> };
 
+/** Page paths with the same positions as the queries below (bench:dashboard's full GETs). */
+export function pagingPaths(at = new Date()): { quarantineCursor: string; keysCursor: string } {
+  // From the start of the UTC day: the same paths all day, so runs of one day compare page by page.
+  const now = new Date(Math.floor(at.getTime() / 86_400_000) * 86_400_000);
+  return {
+    quarantineCursor: encodeCursor({ at: new Date(now.getTime() - 7 * 86_400_000), id: 2n ** 62n }),
+    keysCursor: encodeTextCursor({ at: new Date(now.getTime() - 20 * 86_400_000), key: "key_big_~" }),
+  };
+}
+
 export function pageQueries(options: { claims: number; districts: number; ledgerId: string; now?: Date }): PageQuery[] {
   const actor = PLATFORM_ADMIN;
   const districtAdmin: Actor = { ...actor, id: "u_bench_da", role: "district_admin", tenantId: BIG_DISTRICT };
@@ -33,6 +44,8 @@ export function pageQueries(options: { claims: number; districts: number; ledger
   const hourStart = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000 - 3 * 86_400_000);
   const hourEnd = new Date(hourStart.getTime() + 3_600_000);
   const day = new Date(now.getTime() - 86_400_000);
+  // Positions in the middle of a list, as a "Next page" link would carry them.
+  const { keysCursor } = pagingPaths(now);
   return [
     { page: "overview (staff)", run: (db) => getOverview({ actor }, db) },
     { page: "overview (district admin)", run: (db) => getOverview({ actor: districtAdmin }, db) },
@@ -46,6 +59,11 @@ export function pageQueries(options: { claims: number; districts: number; ledger
     {
       page: "district page (500 keys, 10,000 events)",
       run: (db) => getDistrict({ actor, tenantId: BIG_DISTRICT }, db),
+    },
+    {
+      page: "district page ?keys=rotated&cursor=<middle>",
+      run: (db) =>
+        getDistrict({ actor, tenantId: BIG_DISTRICT, inactiveStatus: "rotated", inactiveCursor: keysCursor }, db),
     },
     { page: "ledger", run: (db) => listLedger({ actor, filters: {} }, db) },
     {
@@ -73,6 +91,11 @@ export function pageQueries(options: { claims: number; districts: number; ledger
       run: (db) => listDeliveries({ actor, since: new Date(now.getTime() - 30 * 86_400_000), until: now, eventId }, db),
     },
     { page: "quarantine", run: (db) => listQuarantine({ actor }, db) },
+    {
+      page: "quarantine ?cursor=<a week back>",
+      run: (db) =>
+        listQuarantine({ actor, cursor: { at: new Date(now.getTime() - 7 * 86_400_000), id: 2n ** 62n } }, db),
+    },
     { page: "retention", run: (db) => getRetentionView({ actor }, db) },
     { page: "audit", run: (db) => listAudit({ actor, filters: {} }, db) },
     { page: "audit ?action=key.revoke", run: (db) => listAudit({ actor, filters: { action: "key.revoke" } }, db) },

@@ -161,14 +161,9 @@ export async function listDeliveries(
     rowFor(key, receipt.tenantId, receipt.receivedAt).receipts.push(receipt);
   }
 
-  const claims = await db.processedEvent.findMany({
-    where: { eventId: { in: [...rows.keys()] }, payload: { not: { equals: null } } },
-    select: { eventId: true, tenantId: true },
-  });
   for (const row of rows.values()) {
     row.attempts.sort((a, b) => b.at.getTime() - a.at.getTime());
     row.receipts.sort((a, b) => b.receivedAt.getTime() - a.receivedAt.getTime());
-    row.replayable = claims.some((c) => c.eventId === row.eventId && c.tenantId === row.tenantId);
     row.mismatch = mismatchOf(row, provider.kind === "ok");
   }
   // The readiness canary's deliveries are the check's business (Readiness page), not a district's.
@@ -187,8 +182,18 @@ export async function listDeliveries(
   const pageCount = Math.max(1, Math.ceil(matching.length / DELIVERIES_PER_PAGE));
   const page = Math.min(Math.max(1, Math.floor(options.page ?? 1)), pageCount);
   const truncated = (provider.kind === "ok" && provider.nextCursor !== null) || windowReceipts.length >= limit;
+  // Replayable: only the rows shown need to know (one page, not the whole window's claims).
+  const shown = matching.slice((page - 1) * DELIVERIES_PER_PAGE, page * DELIVERIES_PER_PAGE);
+  const claims = shown.length
+    ? await db.processedEvent.findMany({
+        where: { eventId: { in: shown.map((row) => row.eventId) }, payload: { not: { equals: null } } },
+        select: { eventId: true, tenantId: true },
+      })
+    : [];
+  const stored = new Set(claims.map((c) => `${c.tenantId}\u0000${c.eventId}`));
+  for (const row of shown) row.replayable = stored.has(`${row.tenantId}\u0000${row.eventId}`);
   return {
-    rows: matching.slice((page - 1) * DELIVERIES_PER_PAGE, page * DELIVERIES_PER_PAGE),
+    rows: shown,
     total: matching.length,
     page,
     pageCount,

@@ -1,11 +1,18 @@
 import "server-only";
 // One district: its keys and a timeline of its events. Another district's id is a 404.
+//
+// Sized for a district with thousands of keys (issue 15): what needs a look (current keys) is
+// listed whole up to a cap; the rest (inactive keys) one page at a time on a keyset (updated_at,
+// id) descending, optionally of one status, with the counts per status from one grouped read of
+// the district's (tenant_id, status) index entries. Exact counts: a district's keys are an index
+// range of that district only, whatever the number of districts.
 import { prisma, type DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { tenantScope, type Actor } from "../auth/actor";
 import { isCanaryTenant } from "../readiness/canary";
 import { authorize } from "../auth/permissions";
 import type { LedgerRow } from "../ledger/list-ledger";
+import { decodeTextCursor, encodeTextCursor, type TextKeysetCursor } from "../listing/keyset-cursor";
 
 /** What the browser may see of a key: never key material (we only ever hold its public prefix). */
 export type KeyView = {
@@ -44,15 +51,24 @@ export type DistrictDetail = {
   currentKeys: KeyView[];
   /** One page of the rest (rotated, or revoked and confirmed), most recently changed first. */
   inactiveKeys: KeyView[];
+  /** Every inactive key of the district (whatever the status filter). */
   inactiveCount: number;
-  inactivePage: number;
-  inactivePageCount: number;
+  /** Inactive keys per status (rotated, revoked). */
+  inactiveByStatus: Record<InactiveKeyStatus, number>;
+  /** Keys per status, current and inactive. */
+  keyCounts: Record<string, number>;
+  /** The status the inactive list is filtered to, if any. */
+  inactiveStatus: InactiveKeyStatus | null;
+  /** The cursor of the next page of inactive keys, or null on the last one. */
+  nextInactiveCursor: string | null;
   /** currentKeys then this page of inactiveKeys. */
   keys: KeyView[];
   timeline: TimelineEvent[];
 };
 
 export const INACTIVE_KEYS_PER_PAGE = 20;
+export const INACTIVE_KEY_STATUSES = ["rotated", "revoked"] as const;
+export type InactiveKeyStatus = (typeof INACTIVE_KEY_STATUSES)[number];
 // Bounded by the invariants (one active key; superseded keys are alerts a human clears), but a
 // runaway is capped rather than rendered whole.
 const MAX_CURRENT_KEYS = 100;
@@ -73,7 +89,15 @@ const keySelect = {
 } as const;
 
 export async function getDistrict(
-  options: { actor: Actor; tenantId: string; timelineLimit?: number; inactivePage?: number },
+  options: {
+    actor: Actor;
+    tenantId: string;
+    timelineLimit?: number;
+    /** Only inactive keys of this status. */
+    inactiveStatus?: InactiveKeyStatus;
+    /** From encodeTextCursor / nextInactiveCursor: the position after the last inactive key shown. */
+    inactiveCursor?: string;
+  },
   db: DbOrTx = prisma,
 ): Promise<DistrictDetail> {
   authorize(options.actor, "districts.view");
@@ -88,11 +112,22 @@ export async function getDistrict(
       { status: "revoked", revokeRequestedAt: { not: null }, revokeConfirmedAt: null },
     ],
   };
-  const notCurrent = { tenantId, AND: current.OR.map((condition) => ({ NOT: condition })) };
-  const inactiveCount = await db.apiKey.count({ where: notCurrent });
-  const inactivePageCount = Math.max(1, Math.ceil(inactiveCount / INACTIVE_KEYS_PER_PAGE));
-  const inactivePage = Math.min(Math.max(1, Math.floor(options.inactivePage ?? 1)), inactivePageCount);
-  const [currentKeys, inactiveKeys, timeline] = await Promise.all([
+  const inactiveStatus = options.inactiveStatus ?? null;
+  const cursor: TextKeysetCursor | undefined = decodeTextCursor(options.inactiveCursor);
+  const notCurrent = {
+    tenantId,
+    AND: [
+      ...current.OR.map((condition) => ({ NOT: condition })),
+      ...(inactiveStatus ? [{ status: inactiveStatus }] : []),
+      ...(cursor
+        ? [
+            { updatedAt: { lte: cursor.at } },
+            { OR: [{ updatedAt: { lt: cursor.at } }, { updatedAt: cursor.at, id: { lt: cursor.key } }] },
+          ]
+        : []),
+    ],
+  };
+  const [currentKeys, inactivePage, counts, timeline] = await Promise.all([
     db.apiKey.findMany({
       where: current,
       orderBy: [{ status: "asc" }, { createdAt: "desc" }, { id: "asc" }],
@@ -101,11 +136,13 @@ export async function getDistrict(
     }),
     db.apiKey.findMany({
       where: notCurrent,
-      orderBy: [{ updatedAt: "desc" }, { id: "asc" }],
-      skip: (inactivePage - 1) * INACTIVE_KEYS_PER_PAGE,
-      take: INACTIVE_KEYS_PER_PAGE,
-      select: keySelect,
+      orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
+      take: INACTIVE_KEYS_PER_PAGE + 1,
+      select: { ...keySelect, updatedAt: true },
     }),
+    db.$queryRaw<{ status: string; awaiting: boolean; n: number }[]>`
+      SELECT status, (revoke_requested_at IS NOT NULL AND revoke_confirmed_at IS NULL) AS awaiting, count(*)::int AS n
+      FROM api_keys WHERE tenant_id = ${tenantId} GROUP BY 1, 2`,
     db.processedEvent.findMany({
       where: { tenantId },
       orderBy: [{ receivedAt: "desc" }, { id: "desc" }],
@@ -122,10 +159,32 @@ export async function getDistrict(
       },
     }),
   ]);
+  const keyCounts: Record<string, number> = {};
+  const inactiveByStatus: Record<InactiveKeyStatus, number> = { rotated: 0, revoked: 0 };
+  for (const { status, awaiting, n } of counts) {
+    keyCounts[status] = (keyCounts[status] ?? 0) + n;
+    if (status === "rotated" || (status === "revoked" && !awaiting)) inactiveByStatus[status] += n;
+  }
+  const inactiveKeys = inactivePage.slice(0, INACTIVE_KEYS_PER_PAGE);
+  const lastInactive = inactiveKeys[inactiveKeys.length - 1];
+  const nextInactiveCursor =
+    inactivePage.length > INACTIVE_KEYS_PER_PAGE && lastInactive
+      ? encodeTextCursor({ at: lastInactive.updatedAt, key: lastInactive.id })
+      : null;
   // The version of a key is the provider's sequence that activated it.
   const view = ({ activatedSeq, ...key }: (typeof currentKeys)[number]): KeyView => ({
-    ...key,
+    id: key.id,
+    status: key.status,
+    prefix: key.prefix,
+    scopes: key.scopes,
     version: activatedSeq === null ? null : Number(activatedSeq),
+    createdAt: key.createdAt,
+    activatedAt: key.activatedAt,
+    rotatedAt: key.rotatedAt,
+    revokedAt: key.revokedAt,
+    supersededAt: key.supersededAt,
+    revokeRequestedAt: key.revokeRequestedAt,
+    revokeConfirmedAt: key.revokeConfirmedAt,
   });
   const currentViews = currentKeys.map(view);
   const inactiveViews = inactiveKeys.map(view);
@@ -135,9 +194,11 @@ export async function getDistrict(
     highWaterMark: tenant.highWaterMark,
     currentKeys: currentViews,
     inactiveKeys: inactiveViews,
-    inactiveCount,
-    inactivePage,
-    inactivePageCount,
+    inactiveCount: inactiveByStatus.rotated + inactiveByStatus.revoked,
+    inactiveByStatus,
+    keyCounts,
+    inactiveStatus,
+    nextInactiveCursor,
     keys: [...currentViews, ...inactiveViews],
     timeline,
   };

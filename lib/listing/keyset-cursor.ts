@@ -14,3 +14,21 @@ export function decodeCursor(raw: string | undefined | null): KeysetCursor | und
   const date = new Date(at);
   return Number.isNaN(date.getTime()) ? undefined : { at: date, id: BigInt(id) };
 }
+
+/** The same over (time, text id) descending: for lists keyed by a text id (keys). */
+export type TextKeysetCursor = { at: Date; key: string };
+
+export function encodeTextCursor(cursor: TextKeysetCursor): string {
+  return Buffer.from(`${cursor.at.toISOString()}|${cursor.key}`).toString("base64url");
+}
+
+/** Undefined for a missing or tampered cursor: the list then starts from the top. */
+export function decodeTextCursor(raw: string | undefined | null): TextKeysetCursor | undefined {
+  if (!raw || raw.length > 400) return undefined;
+  const text = Buffer.from(raw, "base64url").toString("utf8");
+  const split = text.indexOf("|");
+  const at = new Date(text.slice(0, split));
+  const key = text.slice(split + 1);
+  if (split < 1 || !key || Number.isNaN(at.getTime())) return undefined;
+  return { at, key };
+}

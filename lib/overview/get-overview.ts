@@ -6,7 +6,7 @@ import { prisma, type DbOrTx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
-import { countRollup, totalRows } from "../rollups/rollup-counts";
+import { countRollups, totalRows, type RollupCount } from "../rollups/rollup-counts";
 import { CANARY_TENANT_ID, NOT_CANARY } from "../readiness/canary";
 import { CHART_OUTCOMES, type ChartDay, type ChartOutcome } from "./outcome-chart-data";
 
@@ -39,19 +39,32 @@ export async function getOverview(
     ? Prisma.sql`AND tenant_id = ${tenantId}`
     : Prisma.sql`AND tenant_id IS DISTINCT FROM ${CANARY_TENANT_ID}`;
   const tenantWhere = tenantId ? { tenantId } : { tenantId: NOT_CANARY };
+  // Staff figures: every rollup count in one snapshot and one statement (lib/rollups).
+  const staffCounts: Promise<RollupCount[][]> = tenantId
+    ? Promise.resolve([])
+    : countRollups(
+        [
+          { source: "processed_events", from: today, to: null },
+          { source: "receipts", from: today, to: null },
+          { source: "processed_events", from: null, to: null, totalOnly: true },
+          { source: "receipts", from: since, to: null, byDay: true },
+        ],
+        db,
+      );
+  const staff = (index: number) => staffCounts.then((counts) => counts[index]!);
 
   const [outcomes, receiptsToday, quarantineOpen, openAlerts, activeKeys, ledgerRows, chartRows] = await Promise.all([
     tenantId
       ? db.processedEvent
           .groupBy({ by: ["outcome"], where: { tenantId, receivedAt: { gte: today } }, _count: true })
           .then((rows) => rows.map((o) => ({ key: o.outcome, rows: o._count })))
-      : countRollup({ source: "processed_events", from: today, to: null }, db),
+      : staff(0),
     tenantId
       ? db.$queryRaw<{ total: bigint; ok: bigint; duplicates: bigint }[]>`
           SELECT count(*) AS total, count(*) FILTER (WHERE status BETWEEN 200 AND 299) AS ok,
                  count(*) FILTER (WHERE outcome = 'duplicate') AS duplicates
           FROM receipts WHERE received_at >= ${today}::timestamptz ${tenantSql}`.then((rows) => rows[0])
-      : countRollup({ source: "receipts", from: today, to: null }, db).then((rows) => ({
+      : staff(1).then((rows) => ({
           total: BigInt(totalRows(rows)),
           ok: BigInt(rows.reduce((sum, r) => sum + r.okRows, 0)),
           duplicates: BigInt(rows.find((r) => r.key === "duplicate")?.rows ?? 0),
@@ -59,9 +72,7 @@ export async function getOverview(
     db.processedEvent.count({ where: { ...tenantWhere, outcome: "quarantined", resolvedAt: null } }),
     db.apiKey.count({ where: { ...tenantWhere, status: "superseded" } }),
     tenantId ? db.apiKey.count({ where: { tenantId, status: "active" } }) : countActiveKeys(db),
-    tenantId
-      ? db.processedEvent.count({ where: { tenantId } })
-      : countRollup({ source: "processed_events", from: null, to: null }, db).then(totalRows),
+    tenantId ? db.processedEvent.count({ where: { tenantId } }) : staff(2).then(totalRows),
     // Receipts, not claims: the chart shows what every delivery came to, duplicates and rejections included.
     tenantId
       ? db.$queryRaw<{ day: string; outcome: string; n: bigint }[]>`
@@ -70,9 +81,7 @@ export async function getOverview(
                  count(*) AS n
           FROM receipts WHERE received_at >= ${since}::timestamptz ${tenantSql}
           GROUP BY 1, 2`
-      : countRollup({ source: "receipts", from: since, to: null, byDay: true }, db).then((rows) =>
-          rows.map((r) => ({ day: r.day!, outcome: r.key, n: BigInt(r.rows) })),
-        ),
+      : staff(3).then((rows) => rows.map((r) => ({ day: r.day!, outcome: r.key, n: BigInt(r.rows) }))),
   ]);
 
   const chart = Array.from({ length: days }, (_, i) => {

@@ -1,9 +1,13 @@
 import "server-only";
 // What needs a human: quarantined events not yet resolved, and superseded keys (a possibly-live
-// credential nobody revoked: docs/design.md, invariant 4).
+// credential nobody revoked: docs/design.md, invariant 4). One page of each at a time, with the
+// exact totals: both sets are small by nature (each item is an alert a human clears) and each is
+// read through its own partial index, so a count is an index walk of the open items only, never
+// of the ledger. The events are keyset-paged on (received_at, id) descending, newest first.
 import { prisma, type DbOrTx } from "../db";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import { encodeCursor, type KeysetCursor } from "../listing/keyset-cursor";
 
 export type QuarantinedEvent = {
   id: bigint;
@@ -23,26 +27,65 @@ export type SupersededKey = {
   supersededByKeyId: string | null;
 };
 
+export type QuarantineView = {
+  /** One page of the open quarantine, newest first. */
+  events: QuarantinedEvent[];
+  /** Every open (unresolved) quarantined event the actor may see. */
+  eventsTotal: number;
+  /** The cursor of the next page of events, or null on the last one. */
+  nextCursor: string | null;
+  /** The most recently superseded keys (at most one page). */
+  supersededKeys: SupersededKey[];
+  supersededTotal: number;
+};
+
+/** A page renders one resolve form per event: few enough to stay light (issue 15). */
+export const QUARANTINE_PAGE_SIZE = 25;
+
 export async function listQuarantine(
-  options: { actor: Actor; limit?: number },
+  options: { actor: Actor; cursor?: KeysetCursor; limit?: number },
   db: DbOrTx = prisma,
-): Promise<{ events: QuarantinedEvent[]; supersededKeys: SupersededKey[] }> {
+): Promise<QuarantineView> {
   authorize(options.actor, "quarantine.view");
   const tenantId = tenantScope(options.actor);
   const where = tenantId ? { tenantId } : {};
-  const [events, supersededKeys] = await Promise.all([
+  const limit = Math.min(Math.max(options.limit ?? QUARANTINE_PAGE_SIZE, 1), 200);
+  const open = { ...where, outcome: "quarantined", resolvedAt: null };
+  // The `lte` bound is implied by the OR, but only a plain range lets the index scan start at the
+  // cursor instead of filtering every newer open item (70 ms vs 0.1 ms a week back at 10M rows).
+  const after = options.cursor
+    ? {
+        receivedAt: { lte: options.cursor.at },
+        OR: [
+          { receivedAt: { lt: options.cursor.at } },
+          { receivedAt: options.cursor.at, id: { lt: options.cursor.id } },
+        ],
+      }
+    : {};
+  const superseded = { ...where, status: "superseded" };
+  const [events, eventsTotal, supersededKeys, supersededTotal] = await Promise.all([
     db.processedEvent.findMany({
-      where: { ...where, outcome: "quarantined", resolvedAt: null },
+      where: { ...open, ...after },
       orderBy: [{ receivedAt: "desc" }, { id: "desc" }],
-      take: options.limit ?? 200,
+      take: limit + 1,
       select: { id: true, tenantId: true, eventId: true, type: true, keyId: true, reason: true, receivedAt: true },
     }),
+    db.processedEvent.count({ where: open }),
     db.apiKey.findMany({
-      where: { ...where, status: "superseded" },
+      where: superseded,
       orderBy: [{ supersededAt: "desc" }, { id: "asc" }],
-      take: options.limit ?? 200,
+      take: limit,
       select: { id: true, tenantId: true, prefix: true, supersededAt: true, supersededByKeyId: true },
     }),
+    db.apiKey.count({ where: superseded }),
   ]);
-  return { events, supersededKeys };
+  const page = events.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    events: page,
+    eventsTotal,
+    nextCursor: events.length > limit && last ? encodeCursor({ at: last.receivedAt, id: last.id }) : null,
+    supersededKeys,
+    supersededTotal,
+  };
 }

@@ -9,7 +9,7 @@ import "server-only";
 import { prisma, type DbOrTx } from "../db";
 import { toPurgeRunSummary, type PurgeRunSummary } from "./purge-runs";
 import { getRetentionSettings } from "./settings";
-import { countRollup, totalRows } from "../rollups/rollup-counts";
+import { countRollups, totalRows } from "../rollups/rollup-counts";
 
 const DAY_MS = 86_400_000;
 const GROWTH_DAYS = 14;
@@ -40,25 +40,31 @@ export async function getRetentionStats(db: DbOrTx = prisma, options: { now?: Da
   const growthSince = new Date(
     Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (GROWTH_DAYS - 1) * DAY_MS,
   );
-  const [sizes, claimRows, receiptRows, expiring, expired, growthCounts] = await Promise.all([
+  // Every count in one snapshot and one statement (lib/rollups/rollup-counts.ts).
+  const [sizes, counts] = await Promise.all([
     db.$queryRaw<Totals[]>`
       SELECT pg_total_relation_size('processed_events') AS claim_bytes,
              pg_total_relation_size('receipts') AS receipt_bytes,
              (SELECT min(received_at) FROM processed_events) AS oldest_claim_at`,
-    countRollup({ source: "processed_events", from: null, to: null }, db).then(totalRows),
-    countRollup({ source: "receipts", from: null, to: null }, db).then(totalRows),
-    countRollup({ source: "processed_events", from: cutoff, to: cutoffTomorrow }, db).then(totalRows),
-    countRollup({ source: "processed_events", from: null, to: cutoff }, db).then(totalRows),
-    countRollup(
-      {
-        source: "processed_events",
-        from: growthSince,
-        to: new Date(growthSince.getTime() + GROWTH_DAYS * DAY_MS),
-        byDay: true,
-      },
+    countRollups(
+      [
+        { source: "processed_events", from: null, to: null, totalOnly: true },
+        { source: "receipts", from: null, to: null, totalOnly: true },
+        { source: "processed_events", from: cutoff, to: cutoffTomorrow, totalOnly: true },
+        { source: "processed_events", from: null, to: cutoff, totalOnly: true },
+        {
+          source: "processed_events",
+          from: growthSince,
+          to: new Date(growthSince.getTime() + GROWTH_DAYS * DAY_MS),
+          byDay: true,
+          totalOnly: true,
+        },
+      ],
       db,
     ),
   ]);
+  const [claimRows, receiptRows, expiring, expired] = counts.slice(0, 4).map(totalRows);
+  const growthCounts = counts[4]!;
   const totals = sizes[0]!;
   const perDay = new Map<string, number>();
   for (const c of growthCounts) perDay.set(c.day!, (perDay.get(c.day!) ?? 0) + c.rows);
@@ -70,13 +76,13 @@ export async function getRetentionStats(db: DbOrTx = prisma, options: { now?: Da
   const lastRun = await db.purgeRun.findFirst({ orderBy: [{ startedAt: "desc" }, { id: "desc" }] });
 
   return {
-    claimRows,
+    claimRows: claimRows!,
     claimBytes: Number(totals.claim_bytes),
-    receiptRows,
+    receiptRows: receiptRows!,
     receiptBytes: Number(totals.receipt_bytes),
     oldestClaimAt: totals.oldest_claim_at,
-    expiringNext24h: expiring,
-    expiredAwaitingPurge: expired,
+    expiringNext24h: expiring!,
+    expiredAwaitingPurge: expired!,
     growthPerDay: growth.map((g) => ({ day: g.day, rows: g.rows })),
     lastRun: lastRun ? toPurgeRunSummary(lastRun) : null,
   };

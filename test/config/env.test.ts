@@ -18,6 +18,11 @@ describe("settings", () => {
     expect(config.OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
   });
 
+  it("runs one server process unless WEB_CONCURRENCY says more", () => {
+    expect(parseEnv({}).WEB_CONCURRENCY).toBe(1);
+    expect(parseEnv({ WEB_CONCURRENCY: "4" }).WEB_CONCURRENCY).toBe(4);
+  });
+
   it("defaults to the dev secret outside production", () => {
     expect(parseEnv({ NODE_ENV: "development" }).WEBHOOK_SECRETS).toEqual([DEV_WEBHOOK_SECRET]);
   });
@@ -73,6 +78,9 @@ describe("settings", () => {
       /^invalid setting RETENTION_DAYS: retention window 48 h must be longer than the provider retry horizon 28 h \+ margin 24 h/,
     ],
     [{ KEYHOOK_WITH_SIMULATOR: "yes" }, /^invalid setting KEYHOOK_WITH_SIMULATOR: /],
+    [{ WEB_CONCURRENCY: "two" }, /^invalid setting WEB_CONCURRENCY: must be a whole number$/],
+    [{ WEB_CONCURRENCY: "0" }, /^invalid setting WEB_CONCURRENCY: must be at least 1$/],
+    [{ WEB_CONCURRENCY: "1.5" }, /^invalid setting WEB_CONCURRENCY: must be a whole number$/],
     [{ KEYHOOK_ALLOW_DEV_SECRET: "true" }, /^invalid setting KEYHOOK_ALLOW_DEV_SECRET: /],
   ])("refuses %o with a message naming the setting", (source, expected) => {
     expect(message(source)).toMatch(expected);
@@ -98,6 +106,25 @@ describe("settings", () => {
     );
     expect(result.status).toBe(1);
     expect(result.stderr.trim()).toBe("keyhook: invalid setting PORT: must be at most 65535");
+  });
+
+  it("the launcher refuses an invalid WEB_CONCURRENCY with one line naming it", () => {
+    const result = spawnSync(
+      process.execPath,
+      ["--conditions=react-server", "--import", "tsx", "scripts/boot.ts", "start"],
+      {
+        env: {
+          ...process.env,
+          KEYHOOK_ALLOW_DEV_SECRET: "1",
+          WEB_CONCURRENCY: "lots",
+          DATABASE_URL: "postgresql://u:p@127.0.0.1:1/app",
+        },
+        encoding: "utf8",
+        timeout: 20_000,
+      },
+    );
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe("keyhook: invalid setting WEB_CONCURRENCY: must be a whole number");
   });
 
   it("the launcher refuses a pooled DATABASE_URL without DIRECT_DATABASE_URL with one line naming both", () => {

@@ -1,5 +1,5 @@
 // The change token open pages poll: it moves when something a page shows changes, a district
-// admin's moves only for their own district, and inactive keys page past 20.
+// admin's moves only for their own district, and inactive keys page past 20 (keyset).
 import { beforeEach, describe, expect, it } from "vitest";
 import { getDistrict, INACTIVE_KEYS_PER_PAGE } from "@/lib/keys/get-district";
 import { revokeKey } from "@/lib/keys/revoke-key";
@@ -68,11 +68,24 @@ describe("getDistrict keys", () => {
     const first = await getDistrict({ actor: actors.districtAdmin, tenantId: OWN });
     expect(first.currentKeys.map((k) => k.id)).toEqual(["key_r_24"]);
     expect(first.inactiveCount).toBe(26);
+    expect(first.inactiveByStatus.rotated + first.inactiveByStatus.revoked).toBe(26);
+    expect(first.keyCounts.active).toBe(1);
+    expect(Object.values(first.keyCounts).reduce((a, b) => a + b, 0)).toBe(27);
     expect(first.inactiveKeys).toHaveLength(INACTIVE_KEYS_PER_PAGE);
-    expect(first.inactivePageCount).toBe(2);
-    const second = await getDistrict({ actor: actors.districtAdmin, tenantId: OWN, inactivePage: 2 });
+    expect(first.nextInactiveCursor).not.toBeNull();
+    const second = await getDistrict({
+      actor: actors.districtAdmin,
+      tenantId: OWN,
+      inactiveCursor: first.nextInactiveCursor!,
+    });
     expect(second.inactiveKeys).toHaveLength(6);
+    expect(second.nextInactiveCursor).toBeNull();
     expect(new Set([...first.inactiveKeys, ...second.inactiveKeys].map((k) => k.id)).size).toBe(26);
+    // Filtered to one status: only keys of it, as many as its count, the total unchanged.
+    const rotated = await getDistrict({ actor: actors.districtAdmin, tenantId: OWN, inactiveStatus: "rotated" });
+    expect(new Set(rotated.inactiveKeys.map((k) => k.status))).toEqual(new Set(["rotated"]));
+    expect(rotated.inactiveKeys).toHaveLength(Math.min(INACTIVE_KEYS_PER_PAGE, first.inactiveByStatus.rotated));
+    expect(rotated.inactiveCount).toBe(26);
     // A revoke waiting for the provider stays in view with the current keys.
     await revokeKey({ actor: actors.districtAdmin, keyId: "key_r_24" });
     const pending = await getDistrict({ actor: actors.districtAdmin, tenantId: OWN });

@@ -77,6 +77,24 @@ describe("standalone artifact", () => {
     }
   });
 
+  it("answers the webhook path from the route's built entrypoint, and the same through Next's router", async () => {
+    // scripts/production-server.ts sends exactly /api/webhooks/keys to the route's entrypoint;
+    // with a query string the path goes through Next's router to the same route handler.
+    expect(app.output.filter((line) => line.includes("goes through Next's router"))).toEqual([]);
+    for (const path of ["/api/webhooks/keys", "/api/webhooks/keys?via=router"]) {
+      const get = await fetch(`${app.baseUrl}${path}`);
+      expect(get.status).toBe(405);
+      expect(get.headers.get("allow")).toBe("POST");
+      expect(await get.json()).toEqual({ error: "method GET not allowed; use POST" });
+      const unsigned = await fetch(`${app.baseUrl}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      expect(unsigned.status).toBe(401);
+    }
+  });
+
   it("runs the worker from the same folder (node keyhook-worker.mjs), which stops on SIGTERM", async () => {
     const worker = spawn(process.execPath, ["keyhook-worker.mjs"], {
       cwd: artifact.dir,

@@ -8,7 +8,7 @@ import { applyKeyEvent } from "@/lib/ingest/apply-key-event";
 import { recordReceipt } from "@/lib/ingest/record-receipt";
 import { runPurge } from "@/lib/retention/run-purge";
 import { foldRollups } from "@/lib/rollups/fold-rollups";
-import { countRollup, type RollupCount } from "@/lib/rollups/rollup-counts";
+import { countRollup, countRollups, totalRows, type RollupCount } from "@/lib/rollups/rollup-counts";
 import { ROLLUP_SOURCES, type RollupSource } from "@/lib/rollups/rollup-sources";
 import { resetDatabase } from "../support/state";
 
@@ -180,6 +180,30 @@ async function expectRollupsExact(purgeNow: Date) {
       expect(await countRollup({ source, from, to, byDay }), `${source}: ${name}`).toEqual(
         await exact(source, from, to, byDay),
       );
+    }
+  }
+  // Asked together (one snapshot, one statement) and as totals only (index-only partial hours):
+  // the same figures.
+  const requests = (["processed_events", "receipts"] as const).flatMap((source) =>
+    ranges.flatMap(([, from, to, byDay]) => [
+      { source, from, to, byDay },
+      { source, from, to, byDay, totalOnly: true },
+    ]),
+  );
+  const together = await countRollups(requests);
+  for (const [index, request] of requests.entries()) {
+    const expected = await exact(request.source, request.from, request.to, request.byDay);
+    if (request.totalOnly && !request.byDay) {
+      expect(totalRows(together[index]!), `${request.source}: total ${index}`).toBe(totalRows(expected));
+    } else if (!request.totalOnly) {
+      expect(together[index], `${request.source}: together ${index}`).toEqual(expected);
+    } else {
+      const perDay = new Map<string | null, number>();
+      for (const row of expected) perDay.set(row.day, (perDay.get(row.day) ?? 0) + row.rows);
+      expect(
+        together[index]!.map((row) => [row.day, row.rows]),
+        `${request.source}: total by day ${index}`,
+      ).toEqual([...perDay]);
     }
   }
 }

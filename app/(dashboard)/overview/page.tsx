@@ -21,9 +21,21 @@ export default async function OverviewPage() {
         title="Overview"
         description={actor.tenantId ? `District ${actor.tenantId}, today (UTC).` : "All districts, today (UTC)."}
       />
-      <Suspense fallback={<Skeleton label="Loading the overview…" />}>
-        <OverviewNumbers actor={actor} />
-      </Suspense>
+      {/* Sections that read in parallel (each its own Suspense), not one after another. */}
+      <div className="space-y-6">
+        <Suspense fallback={null}>
+          <OpenAlertsLine actor={actor} />
+        </Suspense>
+        <Suspense fallback={null}>
+          <ReadinessLine actor={actor} />
+        </Suspense>
+        <Suspense fallback={<Skeleton label="Loading the overview…" />}>
+          <OverviewNumbers actor={actor} />
+        </Suspense>
+        <Suspense fallback={null}>
+          <SequenceGapsCard actor={actor} showDistrict={!actor.tenantId} />
+        </Suspense>
+      </div>
     </>
   );
 }
@@ -33,8 +45,6 @@ async function OverviewNumbers({ actor }: { actor: Actor }) {
   const outcomes = ["applied", "stale", "quarantined", "ignored"] as const;
   return (
     <div className="space-y-6">
-      <OpenAlertsLine actor={actor} />
-      <ReadinessLine actor={actor} />
       <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
         {outcomes.map((outcome) => (
           <Stat key={outcome} label={`${outcome} today`} value={formatNumber(overview.outcomesToday[outcome] ?? 0)} />
@@ -66,7 +76,6 @@ async function OverviewNumbers({ actor }: { actor: Actor }) {
       <Card title="Deliveries by outcome, last 14 days (UTC)">
         <OutcomeChart chart={overview.chart} />
       </Card>
-      <SequenceGapsCard actor={actor} showDistrict={!actor.tenantId} />
     </div>
   );
 }

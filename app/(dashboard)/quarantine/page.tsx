@@ -4,11 +4,13 @@ import { ActionForm } from "@/components/action-form";
 import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { SelectField, TextField } from "@/components/ui/fields";
-import { formatTime } from "@/components/ui/format";
+import { formatNumber, formatTime } from "@/components/ui/format";
+import { KeysetPager } from "@/components/ui/keyset-pager";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import type { Actor } from "@/lib/auth/actor";
 import { can } from "@/lib/auth/permissions";
+import { decodeCursor } from "@/lib/listing/keyset-cursor";
 import { listQuarantine } from "@/lib/quarantine/list-quarantine";
 import { RESOLUTIONS } from "@/lib/quarantine/resolve-quarantined-event";
 import { requirePageActor } from "../../_lib/session";
@@ -16,31 +18,43 @@ import { resolveQuarantineAction } from "./actions";
 
 export const metadata = { title: "Quarantine · Keyhook" };
 
-export default async function QuarantinePage() {
+// The resolve form's choices, built once: every row renders the same options.
+const resolutionOptions = Object.entries(RESOLUTIONS).map(([value, label]) => ({ value, label }));
+
+export default async function QuarantinePage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const actor = await requirePageActor("quarantine.view");
+  const params = await searchParams;
+  const cursorParam = typeof params.cursor === "string" ? params.cursor : undefined;
   return (
     <>
       <PageHeader
         title="Quarantine"
         description="Authentic events we could not use, and keys that may still be live. Each needs a human."
       />
-      <Suspense fallback={<Skeleton label="Loading quarantine…" />}>
-        <QuarantineLists actor={actor} />
+      <Suspense key={cursorParam ?? ""} fallback={<Skeleton label="Loading quarantine…" />}>
+        <QuarantineLists actor={actor} cursorParam={cursorParam} />
       </Suspense>
     </>
   );
 }
 
-async function QuarantineLists({ actor }: { actor: Actor }) {
-  const { events, supersededKeys } = await listQuarantine({ actor });
+async function QuarantineLists({ actor, cursorParam }: { actor: Actor; cursorParam?: string }) {
+  const { events, eventsTotal, nextCursor, supersededKeys, supersededTotal } = await listQuarantine({
+    actor,
+    cursor: decodeCursor(cursorParam),
+  });
   const mayResolve = can(actor, "quarantine.resolve");
   return (
     <div className="space-y-6">
-      <Card title={`Quarantined events (${events.length})`}>
+      <Card title={`Quarantined events (${formatNumber(eventsTotal)})`}>
         {events.length === 0 ? (
-          <EmptyState title="Nothing in quarantine" />
+          <EmptyState title={cursorParam ? "No more quarantined events" : "Nothing in quarantine"} />
         ) : (
-          <ul className="divide-y divide-slate-100">
+          <ul className="divide-y divide-slate-100" aria-label="Quarantined events">
             {events.map((event) => (
               <li key={String(event.id)} className="grid gap-3 py-3 md:grid-cols-[1fr_20rem]">
                 <div className="text-sm">
@@ -61,11 +75,7 @@ async function QuarantineLists({ actor }: { actor: Actor }) {
                     submitLabel="Mark resolved"
                     tone="secondary"
                   >
-                    <SelectField
-                      label="Resolution"
-                      name="resolution"
-                      options={Object.entries(RESOLUTIONS).map(([value, label]) => ({ value, label }))}
-                    />
+                    <SelectField label="Resolution" name="resolution" options={resolutionOptions} />
                     <TextField label="Note (optional)" name="note" />
                   </ActionForm>
                 ) : null}
@@ -73,8 +83,18 @@ async function QuarantineLists({ actor }: { actor: Actor }) {
             ))}
           </ul>
         )}
+        {eventsTotal > 0 ? (
+          <>
+            <p className="mt-2 text-xs text-slate-500" data-testid="quarantine-page-info">
+              {events.length === eventsTotal
+                ? "Newest first."
+                : `Showing ${formatNumber(events.length)} of ${formatNumber(eventsTotal)}, newest first.`}
+            </p>
+            <KeysetPager basePath="/quarantine" query="" cursorParam={cursorParam} nextCursor={nextCursor} />
+          </>
+        ) : null}
       </Card>
-      <Card title={`Superseded keys (${supersededKeys.length})`}>
+      <Card title={`Superseded keys (${formatNumber(supersededTotal)})`}>
         <p className="mb-3 text-sm text-slate-600">
           A newer key replaced these without the provider deactivating them: they may still work. Revoke them from their
           district page.
@@ -94,6 +114,12 @@ async function QuarantineLists({ actor }: { actor: Actor }) {
             ))}
           </ul>
         )}
+        {supersededTotal > supersededKeys.length ? (
+          <p className="mt-2 text-xs text-slate-500">
+            Showing the {formatNumber(supersededKeys.length)} most recently superseded of{" "}
+            {formatNumber(supersededTotal)}; each district&apos;s page lists its own.
+          </p>
+        ) : null}
       </Card>
     </div>
   );

@@ -2,16 +2,24 @@ import { randomBytes } from "node:crypto";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ActionForm } from "@/components/action-form";
-import { Badge, OutcomeBadge } from "@/components/ui/badge";
+import { Badge } from "@/components/ui/badge";
+import { EventOutcome } from "@/components/ui/event-outcome";
 import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
-import { buttonClass, TextField } from "@/components/ui/fields";
-import { formatTime, plural } from "@/components/ui/format";
+import { TextField } from "@/components/ui/fields";
+import { formatNumber, formatTime, plural } from "@/components/ui/format";
+import { KeysetPager } from "@/components/ui/keyset-pager";
 import { PageHeader } from "@/components/ui/page-header";
 import { Table, Td, Th } from "@/components/ui/table";
 import { can } from "@/lib/auth/permissions";
 import { isAppError } from "@/lib/errors";
-import { getDistrict, revokeStateOf, type KeyView, type TimelineEvent } from "@/lib/keys/get-district";
+import {
+  getDistrict,
+  INACTIVE_KEY_STATUSES,
+  revokeStateOf,
+  type InactiveKeyStatus,
+  type KeyView,
+} from "@/lib/keys/get-district";
 import { requirePageActor } from "../../../_lib/session";
 import { SequenceGapsCard } from "../../_components/sequence-gaps-card";
 import { issueKeyAction, revokeKeyAction, rotateKeyAction } from "./actions";
@@ -52,10 +60,13 @@ export default async function DistrictPage({
   const actor = await requirePageActor("districts.view");
   const { tenantId } = await params;
   const query = await searchParams;
-  const inactivePage = Number(typeof query.inactive === "string" ? query.inactive : 1) || 1;
+  const inactiveStatus = (INACTIVE_KEY_STATUSES as readonly string[]).includes(String(query.keys))
+    ? (query.keys as InactiveKeyStatus)
+    : undefined;
+  const inactiveCursor = typeof query.cursor === "string" ? query.cursor : undefined;
   let district;
   try {
-    district = await getDistrict({ actor, tenantId: decodeURIComponent(tenantId), inactivePage });
+    district = await getDistrict({ actor, tenantId: decodeURIComponent(tenantId), inactiveStatus, inactiveCursor });
   } catch (error) {
     if (isAppError(error, "not_found")) notFound();
     throw error;
@@ -71,6 +82,9 @@ export default async function DistrictPage({
       />
       <div className="space-y-6">
         <Card title="Keys">
+          <p className="mb-3 text-xs text-slate-600" data-testid="key-counts">
+            {keyCountsText(district.keyCounts)}
+          </p>
           {district.currentKeys.length === 0 ? (
             <EmptyState title="No active key">
               {district.inactiveCount
@@ -81,10 +95,10 @@ export default async function DistrictPage({
             <KeysTable label="Keys" keys={district.currentKeys} actions={{ mayRevoke, mayRotate }} />
           )}
           {district.inactiveCount > 0 ? (
-            // Open when paging through it, so the next page does not land on a closed list.
+            // Open when filtering or paging it, so the next page does not land on a closed list.
             <details
               className="mt-4 rounded-md border border-slate-200"
-              open={typeof query.inactive === "string"}
+              open={typeof query.keys === "string" || inactiveCursor !== undefined}
               data-testid="inactive-keys"
             >
               <summary className="cursor-pointer px-3 py-2 text-sm font-medium text-slate-700">
@@ -92,30 +106,35 @@ export default async function DistrictPage({
                 do)
               </summary>
               <div className="border-t border-slate-200 px-1 pb-2">
-                <KeysTable label="Inactive keys" keys={district.inactiveKeys} />
-                {district.inactivePageCount > 1 ? (
-                  <nav aria-label="Inactive keys pages" className="mt-2 flex flex-wrap items-center gap-2 px-2 text-sm">
-                    {district.inactivePage > 1 ? (
+                <nav aria-label="Inactive keys by status" className="flex flex-wrap gap-1 px-2 pt-2 text-sm">
+                  {[undefined, ...INACTIVE_KEY_STATUSES].map((status) => {
+                    const count = status ? district.inactiveByStatus[status] : district.inactiveCount;
+                    const selected = status === inactiveStatus;
+                    return (
                       <Link
-                        className={buttonClass.secondary}
-                        href={`${basePath}?inactive=${district.inactivePage - 1}`}
+                        key={status ?? "all"}
+                        href={status ? `${basePath}?keys=${status}` : `${basePath}?keys=all`}
+                        aria-current={selected ? "page" : undefined}
+                        className={`rounded-md px-2 py-1 ${selected ? "bg-slate-900 text-white" : "text-slate-700 hover:bg-slate-100"}`}
                       >
-                        Newer
+                        {status ?? "all"} ({formatNumber(count)})
                       </Link>
-                    ) : null}
-                    <span className="text-slate-600">
-                      Page {district.inactivePage} of {district.inactivePageCount}
-                    </span>
-                    {district.inactivePage < district.inactivePageCount ? (
-                      <Link
-                        className={buttonClass.secondary}
-                        href={`${basePath}?inactive=${district.inactivePage + 1}`}
-                      >
-                        Older
-                      </Link>
-                    ) : null}
-                  </nav>
-                ) : null}
+                    );
+                  })}
+                </nav>
+                {district.inactiveKeys.length ? (
+                  <KeysTable label="Inactive keys" keys={district.inactiveKeys} />
+                ) : (
+                  <p className="px-2 py-3 text-sm text-slate-600">No {inactiveStatus ?? "inactive"} keys here.</p>
+                )}
+                <div className="px-2">
+                  <KeysetPager
+                    basePath={basePath}
+                    query={new URLSearchParams({ keys: inactiveStatus ?? "all" }).toString()}
+                    cursorParam={inactiveCursor}
+                    nextCursor={district.nextInactiveCursor}
+                  />
+                </div>
               </div>
             </details>
           ) : null}
@@ -152,7 +171,7 @@ export default async function DistrictPage({
                   className="flex flex-wrap items-center gap-x-2 gap-y-1 border-b border-slate-100 pb-2 text-sm"
                 >
                   <span className="whitespace-nowrap text-xs text-slate-500">{formatTime(event.receivedAt)}</span>
-                  <TimelineOutcome event={event} />
+                  <EventOutcome event={event} />
                   <Link className="break-all font-mono text-xs underline" href={`/ledger/${event.id}`}>
                     {event.eventId}
                   </Link>
@@ -171,23 +190,16 @@ export default async function DistrictPage({
   );
 }
 
-// The provider's key.revoked for a key we had already revoked is its confirmation of our revoke,
-// not a surprise: say so instead of "applied · key was already revoked".
-function TimelineOutcome({ event }: { event: TimelineEvent }) {
-  if (event.type === "key.revoked" && event.outcome === "applied" && event.reason === "key was already revoked") {
-    return (
-      <>
-        <Badge tone="green">confirmed</Badge>
-        <span className="text-xs text-slate-600">the provider confirmed the revoke</span>
-      </>
-    );
-  }
-  return (
-    <>
-      <OutcomeBadge outcome={event.outcome} />
-      {event.reason ? <span className="text-xs text-slate-600">{event.reason}</span> : null}
-    </>
+const countOrder = ["active", "superseded", "revoked", "rotated"];
+
+/** "1 active · 71 revoked · 428 rotated": every status the district has keys in. */
+function keyCountsText(counts: Record<string, number>): string {
+  const statuses = Object.keys(counts).sort(
+    (a, b) => (countOrder.indexOf(a) + 1 || 99) - (countOrder.indexOf(b) + 1 || 99) || a.localeCompare(b),
   );
+  const total = statuses.reduce((sum, status) => sum + counts[status]!, 0);
+  if (total === 0) return "No keys yet.";
+  return `${plural(total, "key")}: ${statuses.map((status) => `${formatNumber(counts[status]!)} ${status}`).join(" · ")}`;
 }
 
 function KeysTable({
