@@ -6,6 +6,7 @@ import { SignOutButton } from "./sign-out-button";
 
 const items: { href: string; label: string; permission: Permission }[] = [
   { href: "/overview", label: "Overview", permission: "overview.view" },
+  { href: "/alerts", label: "Alerts", permission: "alerts.view" },
   { href: "/districts", label: "Districts", permission: "districts.view" },
   { href: "/ledger", label: "Ledger", permission: "ledger.view" },
   { href: "/deliveries", label: "Deliveries", permission: "deliveries.view" },

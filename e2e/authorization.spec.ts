@@ -40,6 +40,8 @@ test("every role × every page and route × own and other district", async ({ ba
   const targets: [string, (who: Who) => Expect][] = [
     ["/", (who) => (who === "anonymous" ? "signin" : "allow")],
     ["/overview", everyone],
+    ["/alerts", everyone],
+    ["/alerts?state=all", everyone],
     ["/districts", everyone],
     [`/districts/${OWN}`, ownOnly],
     [`/districts/${OTHER}`, otherDistrict],

@@ -13,6 +13,7 @@ const VIEWPORTS = [
 
 const staffPages = [
   "/overview",
+  "/alerts",
   "/districts",
   "/districts/district-4417",
   "/ledger",
@@ -26,7 +27,11 @@ const ROLES = [
   { role: "platform-admin", email: USERS.platformAdmin, pages: [...staffPages, "/users", "/settings"] },
   { role: "support", email: USERS.support, pages: staffPages },
   // /districts sends a district admin straight to their district.
-  { role: "district-admin", email: USERS.districtAdmin, pages: ["/overview", "/districts", "/ledger", "LEDGER_EVENT"] },
+  {
+    role: "district-admin",
+    email: USERS.districtAdmin,
+    pages: ["/overview", "/alerts", "/districts", "/ledger", "LEDGER_EVENT"],
+  },
 ] as const;
 
 type Problem = string;

@@ -95,6 +95,21 @@ const schema = z
     PROVIDER_TIMEOUT_MS: intSetting(100, 120_000).default(10_000),
     /** Our webhook endpoint as the provider must call it; when set, the worker registers it at start. */
     PROVIDER_WEBHOOK_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
+    /** Keys per page the drift check asks the provider for (lib/drift; the provider caps a page at 1000). */
+    DRIFT_PAGE_SIZE: intSetting(1, 1000).default(500),
+    /** Pause between two pages of the drift check, so a long check leaves the cores to ingest. */
+    DRIFT_PAGE_PAUSE_MS: intSetting(0, 10_000).default(20),
+    /** Hours between scheduled drift checks (the worker); 0: only when a platform admin asks. */
+    DRIFT_CHECK_INTERVAL_HOURS: intSetting(0, 24 * 30).default(24),
+    /** How often the worker runs the alert sweep (lib/alerts/sweep-alerts.ts). */
+    ALERT_SWEEP_INTERVAL_MS: intSetting(1_000, 3_600_000).default(60_000),
+    /** Provider calls failing (no answer or 5xx) for longer than this, with no success since: an alert. */
+    ALERT_PROVIDER_UNREACHABLE_MINUTES: intSetting(1, 24 * 60).default(15),
+    /** Share of our webhook answers that were not 2xx, in percent, above which the window raises an alert. */
+    ALERT_DELIVERY_FAILURE_PERCENT: intSetting(1, 100).default(20),
+    /** The window of that share, in minutes, and the fewest deliveries in it for the share to count. */
+    ALERT_DELIVERY_FAILURE_WINDOW_MINUTES: intSetting(5, 24 * 60).default(60),
+    ALERT_DELIVERY_FAILURE_MIN_DELIVERIES: intSetting(1, 1_000_000).default(20),
     /** How often the worker folds new claims and receipts into the dashboard's hourly counts (lib/rollups). */
     ROLLUP_INTERVAL_MS: intSetting(100, 3_600_000).default(5_000),
     /** How often the worker's job queue looks for jobs that came due without a NOTIFY (a retry's backoff, a follow-up). */

@@ -14,6 +14,8 @@
 //   GET    /_sim/truth[?tenant=ID]            the provider's own keys and sequences per tenant
 //   GET    /_sim/stats                        events, messages by status, attempts, queue
 //   GET    /_sim/api-calls[?idempotency_key=K]  the API calls received (newest last), to count effects
+//   POST   /_sim/keys/bulk {tenant_id, count, status?, id_prefix?}
+//                                             adds keys WITHOUT emitting events (drift tests, benchmarks)
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
@@ -22,10 +24,12 @@ import type {
   WireDeliveryPage,
   WireError,
   WireHook,
+  WireKeyPage,
   WireKeyResult,
   WireSecretRotation,
   WireTestEvent,
 } from "../lib/provider/api-schema";
+import { KEY_PAGE_MAX } from "../lib/provider/api-schema";
 import type { Dispatcher } from "./dispatcher";
 import { faultsSchema, type Faults } from "./faults";
 import type { SimAttempt, SimKey } from "./model";
@@ -85,6 +89,23 @@ const deliveriesQuery = z.object({
   event_id: z.string().min(1).optional(),
   since: z.iso.datetime({ offset: true }).optional(),
   until: z.iso.datetime({ offset: true }).optional(),
+});
+const keysQuery = z.object({
+  // Opaque to the caller: the base64url of the last key id of the previous page.
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,400}$/, "is not a cursor this API gave out")
+    .optional(),
+  limit: z.coerce.number().int().min(1).max(KEY_PAGE_MAX).default(100),
+});
+const bulkKeysBody = z.object({
+  tenant_id: z.string().min(1).max(200),
+  count: z.number().int().min(1).max(1_000_000),
+  status: z.enum(["active", "rotated", "revoked"]).default("revoked"),
+  id_prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_]{1,40}$/)
+    .default("key_bulk_"),
 });
 const emitBody = z.object({
   count: z.number().int().min(1).max(100_000),
@@ -189,6 +210,12 @@ export function createRequestHandler(context: HttpApiContext) {
       dispatcher.redeliver(message);
       return { status: 202, body: { accepted: true } };
     }
+    if (method === "GET" && (m = /^\/v1\/tenants\/([^/]+)\/keys$/.exec(p))) {
+      return {
+        status: 200,
+        body: listKeys(decodeURIComponent(m[1]!), parse(keysQuery, Object.fromEntries(url.searchParams))),
+      };
+    }
     if (method === "POST" && (m = /^\/v1\/tenants\/([^/]+)\/keys$/.exec(p))) {
       return {
         status: 201,
@@ -242,6 +269,10 @@ export function createRequestHandler(context: HttpApiContext) {
     if (method === "GET" && p === "/_sim/truth")
       return { status: 200, body: { tenants: provider.truth(url.searchParams.get("tenant") ?? undefined) } };
     if (method === "GET" && p === "/_sim/stats") return { status: 200, body: stats() };
+    if (method === "POST" && p === "/_sim/keys/bulk") {
+      const input = parse(bulkKeysBody, body);
+      return { status: 200, body: { added: bulkKeys(input) } };
+    }
     if (method === "GET" && p === "/_sim/api-calls") {
       const key = url.searchParams.get("idempotency_key");
       return { status: 200, body: { calls: key ? apiCalls.filter((c) => c.idempotencyKey === key) : apiCalls } };
@@ -268,6 +299,53 @@ export function createRequestHandler(context: HttpApiContext) {
       items: page.map(wireAttempt),
       next_cursor: items.length > query.limit ? String(page[page.length - 1]!.seq) : null,
     };
+  }
+
+  function listKeys(tenantId: string, query: z.output<typeof keysQuery>): WireKeyPage {
+    const ids = store.tenantKeyIds(tenantId);
+    let start = 0;
+    if (query.cursor) {
+      const after = Buffer.from(query.cursor, "base64url").toString("utf8");
+      // Binary search: the first id after the cursor's (keys are never deleted, only added).
+      let low = 0;
+      let high = ids.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (ids[middle]! <= after) low = middle + 1;
+        else high = middle;
+      }
+      start = low;
+    }
+    const page = ids.slice(start, start + query.limit).map((id) => store.keys.get(id)!);
+    const more = start + query.limit < ids.length;
+    return {
+      items: page.map(wireKey),
+      next_cursor: more ? Buffer.from(page[page.length - 1]!.id, "utf8").toString("base64url") : null,
+    };
+  }
+
+  function bulkKeys(input: z.output<typeof bulkKeysBody>): number {
+    if (input.status === "active" && (input.count > 1 || provider.activeKey(input.tenant_id)))
+      throw new SimApiError(409, "active_key_exists", "a tenant has at most one active key");
+    const at = Date.now();
+    const width = String(input.count).length;
+    for (let i = 0; i < input.count; i++) {
+      const id = `${input.id_prefix}${String(i).padStart(width, "0")}_${at.toString(36)}`;
+      store.put({
+        t: "key",
+        v: {
+          id,
+          tenantId: input.tenant_id,
+          status: input.status,
+          prefix: "ik_bulk",
+          scopes: [],
+          createdAt: at,
+          updatedAt: at,
+        },
+      });
+    }
+    if (!store.tenants.has(input.tenant_id)) store.put({ t: "tenant", v: { id: input.tenant_id, sequence: 0 } });
+    return input.count;
   }
 
   function redeliverFailed(hookId: string, since: number, until: number, dryRun: boolean): number {

@@ -31,6 +31,9 @@ export class SimStore {
   readonly attempts: SimAttempt[] = [];
   readonly idempotency = new Map<string, SimIdempotentAnswer>();
   private fd: number | null = null;
+  // Each tenant's key ids, sorted on demand for list-keys paging (a key never changes tenant and
+  // is never deleted, so only a new key makes the order stale).
+  private readonly keyIdsOfTenant = new Map<string, { ids: string[]; sorted: boolean }>();
 
   private constructor(private readonly file: string | null) {}
 
@@ -49,6 +52,17 @@ export class SimStore {
     if (this.fd !== null) writeSync(this.fd, JSON.stringify(record) + "\n");
   }
 
+  /** The tenant's key ids in code-unit order (the list-keys order). */
+  tenantKeyIds(tenantId: string): readonly string[] {
+    const index = this.keyIdsOfTenant.get(tenantId);
+    if (!index) return [];
+    if (!index.sorted) {
+      index.ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      index.sorted = true;
+    }
+    return index.ids;
+  }
+
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
@@ -63,6 +77,12 @@ export class SimStore {
         this.tenants.set(record.v.id, record.v);
         break;
       case "key":
+        if (!this.keys.has(record.v.id)) {
+          const index = this.keyIdsOfTenant.get(record.v.tenantId) ?? { ids: [], sorted: true };
+          index.ids.push(record.v.id);
+          index.sorted = false;
+          this.keyIdsOfTenant.set(record.v.tenantId, index);
+        }
         this.keys.set(record.v.id, record.v);
         break;
       case "event":

@@ -25,6 +25,11 @@ export const PERMISSIONS = {
   // The retry-readiness check (issue 12): runs real deliveries on the canary district only.
   "readiness.view": staff,
   "readiness.run": staff,
+  // The alert center (issue 13): everyone sees their scope's alerts and may acknowledge or resolve
+  // them; a drift resolve that changes a credential also needs key.revoke (act-on-alert.ts).
+  "alerts.view": everyone,
+  "alerts.act": everyone,
+  "drift.run": platformAdmin,
   "audit.view": staff,
   "audit.export": staff,
   // Managing accounts can grant any role, so it is as powerful as the platform admin itself.

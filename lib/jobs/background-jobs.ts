@@ -5,13 +5,16 @@ import "server-only";
 //   cron:    crontab time fields, evaluated in UTC ("0 3 * * *": 03:00 UTC daily);
 //   everyMs: re-queued that long after each run (periods below cron's one minute); give such a
 //            job a cron too, as the safety net that restarts a chain lost with a killed worker.
+import { sweepAlerts, type SweepResult } from "../alerts/sweep-alerts";
 import { purgeSignInRecords } from "../auth/purge-sign-in-records";
+import { runDriftJob } from "../drift/drift-job";
+import type { DriftCheckResult } from "../drift/run-drift-check";
 import type { Env } from "../env";
 import { raiseGapAlerts } from "../gaps/raise-gap-alerts";
 import { log } from "../log";
 import { notifyAlerts } from "../notifications/notify-alerts";
 import { drainOutbox } from "../outbox/drain-outbox";
-import type { ProviderClient } from "../provider/client";
+import { providerClientFromEnv, type ProviderClient } from "../provider/client";
 import { runScheduledPurge } from "../retention/scheduled-purge";
 import { foldRollups } from "../rollups/fold-rollups";
 import type { JobName } from "./job-names";
@@ -69,9 +72,22 @@ export function backgroundJobs(deps: { config: Env; outboxClient: ProviderClient
       maxAttempts: 5,
       backfillMs: 20 * HOUR_MS,
     },
-    // Integrator (merging w13alerts): one line each, with the names added to job-names.ts, e.g.
-    //   { task: "drift.check", run: () => runDriftCheck({ trigger: "schedule" }).then(() => undefined), cron: "*/30 * * * *" },
-    //   { task: "alerts.sweep", run: () => sweepAlerts().then(() => undefined), cron: "* * * * *" },
+    // The alert center's condition-based alerts (quarantine counts, superseded keys, gaps, failed
+    // outbox rows and purges, provider unreachable, delivery failure rate), raised and resolved.
+    {
+      task: "alerts.sweep",
+      run: () => sweepAlerts().then(logSweep),
+      everyMs: config.ALERT_SWEEP_INTERVAL_MS,
+      cron: "* * * * *",
+    },
+    // The drift check: a run a platform admin requested (or an interrupted one), else one every
+    // DRIFT_CHECK_INTERVAL_HOURS. A run is leased (lib/drift/drift-runs.ts), so a minute's job that
+    // finds one running does nothing. Its own client: list-keys retries 429s (the outbox's does not).
+    {
+      task: "drift.check",
+      run: () => runDriftJob({ provider: providerClientFromEnv() }).then(logDrift),
+      cron: "* * * * *",
+    },
   ];
 }
 
@@ -94,4 +110,13 @@ function logSignInPurge(result: { addressRows: number; failureWindows: number })
 
 function logNotify(result: { staged: number; byEvent: Record<string, number> }): void {
   if (result.staged > 0) log.info("alert notifications staged", { staged: result.staged, ...result.byEvent });
+}
+
+function logSweep(result: SweepResult): void {
+  const changed = Object.entries(result).filter(([, r]) => r.raised > 0 || r.resolved > 0);
+  if (changed.length > 0) log.info("alert sweep", Object.fromEntries(changed));
+}
+
+function logDrift(result: DriftCheckResult | null): void {
+  if (result && result.status !== "busy") log.info("drift check", { ...result });
 }

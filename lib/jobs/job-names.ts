@@ -8,7 +8,8 @@ export const JOB_NAMES = [
   "gaps.raise_alerts",
   "alerts.notify",
   "auth.purge_sign_in_records",
-  // Integrator: the drift check and the alert sweep (branch w13alerts) get their names here.
+  "alerts.sweep",
+  "drift.check",
 ] as const;
 
 export type JobName = (typeof JOB_NAMES)[number];

@@ -10,6 +10,7 @@
 //   POST /v1/tenants/{tenantId}/keys                           {scopes}         Idempotency-Key → 201 WireKeyResult
 //   POST /v1/tenants/{tenantId}/keys/{keyId}/rotate                             Idempotency-Key → 201 WireKeyResult
 //   POST /v1/tenants/{tenantId}/keys/{keyId}/revoke                             Idempotency-Key → 200 WireKeyResult
+//   GET  /v1/tenants/{tenantId}/keys?cursor&limit   (limit ≤ KEY_PAGE_MAX, ordered by key id) → 200 WireKeyPage
 // Errors: {error: {code, message}} with the HTTP status; 429 and 503 carry Retry-After (seconds).
 import { z } from "zod";
 
@@ -71,6 +72,16 @@ export const wireKey = z.object({
   created_at: isoDate,
 });
 export type WireKey = z.input<typeof wireKey>;
+
+/** The largest page of keys the provider hands out at once; a bigger limit is a 400. */
+export const KEY_PAGE_MAX = 1000;
+
+export const wireKeyPage = z.object({
+  items: z.array(wireKey).max(KEY_PAGE_MAX),
+  /** Opaque; null on the last page. */
+  next_cursor: z.string().min(1).max(500).nullable(),
+});
+export type WireKeyPage = z.input<typeof wireKeyPage>;
 
 export const wireKeyResult = z.object({
   key: wireKey,

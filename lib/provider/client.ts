@@ -15,6 +15,8 @@ import {
   wireDeliveryPage,
   wireError,
   wireHook,
+  KEY_PAGE_MAX,
+  wireKeyPage,
   wireKeyResult,
   wireRedeliver,
   wireRedeliverFailed,
@@ -375,6 +377,30 @@ export function createProviderClient(options: ProviderClientOptions) {
       );
     },
 
+    /**
+     * One page of a tenant's keys as the provider knows them (every status), in the provider's
+     * order; pass `nextCursor` back as `cursor` for the next page. A GET: 429 and 5xx are retried
+     * like every other call (Retry-After honoured), so a caller paging through a large tenant
+     * only sees the failure that outlasted the retries.
+     */
+    async listKeys(input: {
+      tenantId: string;
+      cursor?: string | null;
+      limit?: number;
+    }): Promise<{ items: ProviderKey[]; nextCursor: string | null }> {
+      const limit =
+        input.limit === undefined ? undefined : valid(z.number().int().min(1).max(KEY_PAGE_MAX), input.limit, "limit");
+      const cursor =
+        input.cursor === undefined || input.cursor === null ? undefined : valid(nonEmpty, input.cursor, "cursor");
+      const page = await call({
+        method: "GET",
+        path: `/v1/tenants/${segment(input.tenantId)}/keys`,
+        query: { cursor, limit: limit === undefined ? undefined : String(limit) },
+        schema: wireKeyPage,
+      });
+      return { items: page.items.map(providerKey), nextCursor: page.next_cursor };
+    },
+
     /** Revoking a key the provider already revoked succeeds with `eventId: null`. */
     async revokeKey(input: { tenantId: string; keyId: string; idempotencyKey: string }): Promise<ProviderKeyResult> {
       return keyResult(
@@ -412,16 +438,20 @@ function valid<T extends z.ZodType>(schema: T, value: unknown, what: string): z.
   throw new ProviderError("bad_request", `invalid ${what}: ${parsed.error.issues[0]!.message}`, { attempts: 0 });
 }
 
+function providerKey(wire: z.output<typeof wireKeyResult>["key"]): ProviderKey {
+  return {
+    id: wire.id,
+    tenantId: wire.tenant_id,
+    status: wire.status,
+    prefix: wire.prefix,
+    scopes: wire.scopes,
+    createdAt: wire.created_at,
+  };
+}
+
 function keyResult(wire: z.output<typeof wireKeyResult>): ProviderKeyResult {
   return {
-    key: {
-      id: wire.key.id,
-      tenantId: wire.key.tenant_id,
-      status: wire.key.status,
-      prefix: wire.key.prefix,
-      scopes: wire.key.scopes,
-      createdAt: wire.key.created_at,
-    },
+    key: providerKey(wire.key),
     secret: wire.secret,
     previousKeyId: wire.previous_key_id,
     eventId: wire.event_id,

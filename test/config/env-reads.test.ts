@@ -14,6 +14,7 @@ const TOOLING_READERS: Record<string, string> = {
   "scripts/diff.ts": "DATABASE_URL only, like db:migrate",
   "scripts/purge.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts",
   "scripts/event.ts": "hands the environment to parseEnv",
+  "scripts/alerts.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts (like purge)",
   "scripts/readiness.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts (like purge)",
   "scripts/serve.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",
   "scripts/standalone-start.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",

@@ -34,6 +34,11 @@ import { listUsers } from "@/lib/users/list-users";
 import { disableUser, enableUser } from "@/lib/users/set-user-disabled";
 import { unlockUser } from "@/lib/users/unlock-user";
 import { updateUser } from "@/lib/users/update-user";
+import { acknowledgeAlert } from "@/lib/alerts/act-on-alert";
+import { getAlert } from "@/lib/alerts/get-alert";
+import { listAlerts } from "@/lib/alerts/list-alerts";
+import { raiseAlert } from "@/lib/alerts/upsert-alert";
+import { requestDriftCheck } from "@/lib/drift/request-drift-check";
 import { ledgerIdOf, OTHER, OWN, seedTwoDistricts, type Actors } from "./fixtures";
 
 type Verdict = "allow" | "deny";
@@ -193,7 +198,24 @@ const cases: {
     expected: platformOnly,
     run: (actor) => registerWebhook({ actor, client: registeringClient }),
   },
+  { name: "alerts list", expected: everyone, run: (actor) => listAlerts({ actor }) },
+  {
+    name: "alert detail",
+    expected: ownDistrictOrStaff,
+    run: async (actor, w) => getAlert({ actor, id: await alertIdOf(tenantOf(w)) }),
+  },
+  {
+    name: "acknowledge alert",
+    expected: ownDistrictOrStaff,
+    run: async (actor, w) => acknowledgeAlert({ actor, id: await alertIdOf(tenantOf(w)) }),
+  },
+  { name: "request drift check", expected: platformOnly, run: (actor) => requestDriftCheck({ actor }) },
 ];
+
+async function alertIdOf(tenantId: string): Promise<string> {
+  const alert = await prisma.alert.findFirstOrThrow({ where: { tenantId, kind: "superseded_key" } });
+  return String(alert.id);
+}
 
 let actors: Actors;
 let targetUserId: string;
@@ -203,6 +225,8 @@ beforeAll(async () => {
     await prisma.user.create({ data: { email: "target@own.test", role: "district_admin", tenantId: OWN } })
   ).id;
   await prisma.setting.create({ data: { key: HOOK_ID_SETTING, value: "hook_test" } });
+  for (const tenantId of [OWN, OTHER])
+    await raiseAlert({ kind: "superseded_key", subject: `api_keys/${tenantId}-matrix`, tenantId, now: new Date() });
 });
 
 describe("authorization matrix", () => {

@@ -3,7 +3,7 @@ import { prisma } from "@/lib/db";
 
 export async function resetDatabase(): Promise<void> {
   await prisma.$executeRawUnsafe(
-    `TRUNCATE tenants, api_keys, processed_events, receipts, audit_log, users, outbox, outbox_attempts, settings, purge_runs, sign_in_failures, sign_in_address_throttle, claim_hourly_counts, receipt_hourly_counts, sequence_gaps, alerts, readiness_runs, alert_channels, alert_notifications RESTART IDENTITY CASCADE`,
+    `TRUNCATE tenants, api_keys, processed_events, receipts, audit_log, users, outbox, outbox_attempts, settings, purge_runs, sign_in_failures, sign_in_address_throttle, claim_hourly_counts, receipt_hourly_counts, sequence_gaps, alerts, readiness_runs, alert_channels, alert_notifications, drift_runs, alert_watermarks RESTART IDENTITY CASCADE`,
   );
   // The sequences restart, so the rollup watermarks must too (lib/rollups/fold-rollups.ts).
   await prisma.$executeRawUnsafe(`UPDATE rollup_watermarks SET folded_id = 0, pending_id = NULL, pending_at = NULL`);

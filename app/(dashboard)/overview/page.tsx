@@ -8,6 +8,7 @@ import type { Actor } from "@/lib/auth/actor";
 import { getOverview } from "@/lib/overview/get-overview";
 import { requirePageActor } from "../../_lib/session";
 import { SequenceGapsCard } from "../_components/sequence-gaps-card";
+import { OpenAlertsLine } from "./open-alerts-line";
 import { ReadinessLine } from "./readiness-line";
 
 export const metadata = { title: "Overview · Keyhook" };
@@ -20,8 +21,11 @@ export default async function OverviewPage() {
         title="Overview"
         description={actor.tenantId ? `District ${actor.tenantId}, today (UTC).` : "All districts, today (UTC)."}
       />
-      {/* Three sections that read in parallel (each its own Suspense), not one after another. */}
+      {/* Sections that read in parallel (each its own Suspense), not one after another. */}
       <div className="space-y-6">
+        <Suspense fallback={null}>
+          <OpenAlertsLine actor={actor} />
+        </Suspense>
         <Suspense fallback={null}>
           <ReadinessLine actor={actor} />
         </Suspense>

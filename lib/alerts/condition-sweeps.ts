@@ -1,0 +1,201 @@
+import "server-only";
+// The condition-based alerts: each function looks at what holds NOW and syncs its kind's alerts
+// with it (sync-condition-alerts.ts). Each reads through an index or a small table; the worker
+// runs them every ALERT_SWEEP_INTERVAL_MS (sweep-alerts.ts).
+import type { DbOrTx } from "../db";
+import { env } from "../env";
+import { CANARY_TENANT_ID } from "../readiness/canary";
+import { countRollup } from "../rollups/rollup-counts";
+import { CONDITION_ITEMS_CAP, syncConditionAlerts } from "./sync-condition-alerts";
+
+type Sweep = { raised: number; resolved: number };
+
+/** A superseded key may still work at the provider: a human should revoke it (invariant 4). */
+export async function sweepSupersededKeys(now: Date, db: DbOrTx): Promise<Sweep> {
+  const keys = await db.apiKey.findMany({
+    where: { status: "superseded", tenantId: { not: CANARY_TENANT_ID } },
+    select: { id: true, tenantId: true, prefix: true, supersededAt: true, supersededByKeyId: true },
+    orderBy: { id: "asc" },
+    take: CONDITION_ITEMS_CAP,
+  });
+  return syncConditionAlerts(
+    {
+      kind: "superseded_key",
+      now,
+      complete: keys.length < CONDITION_ITEMS_CAP,
+      items: keys.map((key) => ({
+        subject: `api_keys/${key.id}`,
+        tenantId: key.tenantId,
+        details: {
+          tenant_id: key.tenantId,
+          key_id: key.id,
+          prefix: key.prefix,
+          superseded_at: key.supersededAt?.toISOString() ?? null,
+          superseded_by: key.supersededByKeyId,
+          fix: "a newer key replaced it without the provider deactivating it: revoke it from its district page",
+        },
+      })),
+    },
+    db,
+  );
+}
+
+/** An outbox row that failed for good: a provider call (a revoke!) that will never be sent by itself. */
+export async function sweepFailedOutbox(now: Date, db: DbOrTx): Promise<Sweep> {
+  const rows = await db.outboxMessage.findMany({
+    // Provider calls only: a notification channel that fails for good raises channel_failing itself.
+    where: { status: "failed", kind: { startsWith: "key." } },
+    select: { id: true, tenantId: true, kind: true, payload: true, attempts: true, lastError: true, createdAt: true },
+    orderBy: { id: "asc" },
+    take: CONDITION_ITEMS_CAP,
+  });
+  return syncConditionAlerts(
+    {
+      kind: "outbox_failed",
+      now,
+      complete: rows.length < CONDITION_ITEMS_CAP,
+      items: rows.map((row) => ({
+        subject: `outbox/${row.id}`,
+        tenantId: row.tenantId,
+        details: {
+          outbox_id: row.id.toString(),
+          tenant_id: row.tenantId,
+          command: row.kind,
+          payload: row.payload,
+          attempts: row.attempts,
+          last_error: row.lastError,
+          created_at: row.createdAt.toISOString(),
+          fix: "the provider never confirmed this call: check the key at the provider and repeat the action",
+        },
+      })),
+    },
+    db,
+  );
+}
+
+/** The latest purge run failed (a later successful run clears it). */
+export async function sweepPurgeFailures(now: Date, db: DbOrTx): Promise<Sweep> {
+  const last = await db.purgeRun.findFirst({
+    where: { status: { in: ["ran", "failed"] } },
+    orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+  });
+  const failing = last?.status === "failed" ? last : null;
+  return syncConditionAlerts(
+    {
+      kind: "purge_failed",
+      now,
+      items: failing
+        ? [
+            {
+              subject: "retention/purge",
+              tenantId: null,
+              details: {
+                run_id: failing.id.toString(),
+                started_at: failing.startedAt.toISOString(),
+                trigger: failing.trigger,
+                error: failing.error,
+                fix: "see Retention for the run; `npm run purge` runs one by hand",
+              },
+            },
+          ]
+        : [],
+    },
+    db,
+  );
+}
+
+/**
+ * The provider's API has not answered (no response, or 5xx) for longer than
+ * ALERT_PROVIDER_UNREACHABLE_MINUTES, with no answer in between: read from the outbox's attempt
+ * log, the one record of every provider call we make.
+ */
+export async function sweepProviderUnreachable(
+  now: Date,
+  db: DbOrTx,
+  minutes = env().ALERT_PROVIDER_UNREACHABLE_MINUTES,
+): Promise<Sweep> {
+  const [streak] = await db.$queryRaw<
+    { first_failed: Date | null; last_failed: Date | null; failures: number; last_error: string | null }[]
+  >`
+    WITH provider_attempts AS (
+      -- Calls to the provider only (the outbox also sends alert notifications to other hosts).
+      SELECT a.at, a.status, a.error FROM outbox_attempts a JOIN outbox o ON o.id = a.outbox_id
+      WHERE o.kind LIKE 'key.%'
+    ), last_answer AS (
+      SELECT max(at) AS at FROM provider_attempts WHERE status IS NOT NULL AND status < 500
+    )
+    SELECT min(a.at) AS first_failed, max(a.at) AS last_failed, count(*)::int AS failures,
+           (array_agg(a.error ORDER BY a.at DESC))[1] AS last_error
+    FROM provider_attempts a, last_answer
+    WHERE (last_answer.at IS NULL OR a.at > last_answer.at)
+      AND (a.status >= 500 OR (a.status IS NULL AND a.error IS NOT NULL
+           AND a.error <> 'in flight' AND a.error NOT LIKE 'abandoned:%' AND a.error NOT LIKE 'not sent:%'))`;
+  const failingSince = streak?.first_failed ?? null;
+  const unreachable = failingSince !== null && now.getTime() - failingSince.getTime() > minutes * 60_000;
+  return syncConditionAlerts(
+    {
+      kind: "provider_unreachable",
+      now,
+      items: unreachable
+        ? [
+            {
+              subject: "provider/api",
+              tenantId: null,
+              details: {
+                failing_since: failingSince!.toISOString(),
+                last_failure: streak!.last_failed?.toISOString() ?? null,
+                failed_calls: streak!.failures,
+                last_error: streak!.last_error,
+                threshold_minutes: minutes,
+                fix: "check PROVIDER_URL and the provider's status; staged calls are retried and sent once it answers",
+              },
+            },
+          ]
+        : [],
+    },
+    db,
+  );
+}
+
+/** The share of our webhook answers that were not 2xx over the window (the rollups: cheap at any size). */
+export async function sweepDeliveryFailureRate(
+  now: Date,
+  db: DbOrTx,
+  settings = {
+    percent: env().ALERT_DELIVERY_FAILURE_PERCENT,
+    windowMinutes: env().ALERT_DELIVERY_FAILURE_WINDOW_MINUTES,
+    minDeliveries: env().ALERT_DELIVERY_FAILURE_MIN_DELIVERIES,
+  },
+): Promise<Sweep> {
+  const counts = await countRollup(
+    { source: "receipts", from: new Date(now.getTime() - settings.windowMinutes * 60_000), to: now },
+    db,
+  );
+  const deliveries = counts.reduce((sum, c) => sum + c.rows, 0);
+  const ok = counts.reduce((sum, c) => sum + c.okRows, 0);
+  const failedShare = deliveries === 0 ? 0 : ((deliveries - ok) / deliveries) * 100;
+  const high = deliveries >= settings.minDeliveries && failedShare > settings.percent;
+  return syncConditionAlerts(
+    {
+      kind: "delivery_failure_rate",
+      now,
+      items: high
+        ? [
+            {
+              subject: "deliveries/failure-rate",
+              tenantId: null,
+              details: {
+                window_minutes: settings.windowMinutes,
+                deliveries,
+                failed: deliveries - ok,
+                failed_percent: Math.round(failedShare * 10) / 10,
+                threshold_percent: settings.percent,
+                fix: "see Deliveries for the failing answers (signature, timestamp, 503s) and the Settings secret inventory",
+              },
+            },
+          ]
+        : [],
+    },
+    db,
+  );
+}

@@ -1,0 +1,30 @@
+import "server-only";
+// The alert sweep: raises and resolves every condition-based kind (and folds new quarantined
+// events into their alerts). Drift alerts are the drift check's (lib/drift); sequence gaps have
+// their own job (lib/gaps/raise-gap-alerts.ts), run here too so one sweep covers the center.
+// The queue runs it every ALERT_SWEEP_INTERVAL_MS (task alerts.sweep, lib/jobs/background-jobs.ts).
+import { prisma, type Db } from "../db";
+import { raiseGapAlerts } from "../gaps/raise-gap-alerts";
+import {
+  sweepDeliveryFailureRate,
+  sweepFailedOutbox,
+  sweepProviderUnreachable,
+  sweepPurgeFailures,
+  sweepSupersededKeys,
+} from "./condition-sweeps";
+import { sweepQuarantine } from "./sweep-quarantine";
+
+export type SweepResult = Record<string, { raised: number; resolved: number; waiting?: boolean }>;
+
+export async function sweepAlerts(options: { now?: Date } = {}, db: Db = prisma): Promise<SweepResult> {
+  const now = options.now ?? new Date();
+  return {
+    quarantine: await sweepQuarantine({ now }, db),
+    superseded_key: await sweepSupersededKeys(now, db),
+    sequence_gap: await raiseGapAlerts({ now }, db),
+    outbox_failed: await sweepFailedOutbox(now, db),
+    purge_failed: await sweepPurgeFailures(now, db),
+    provider_unreachable: await sweepProviderUnreachable(now, db),
+    delivery_failure_rate: await sweepDeliveryFailureRate(now, db),
+  };
+}
