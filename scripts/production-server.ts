@@ -67,7 +67,7 @@ export async function startProductionServer(options: ProductionServerOptions): P
   await app.prepare();
   const handle = app.getRequestHandler();
   // The webhook path goes straight to its route's built entrypoint (scripts/route-entrypoint.ts,
-  // docs/decisions/ingest-cpu.md); everything else, and the webhook path with a query string or
+  // docs/decisions/0011-ingest-cpu.md); everything else, and the webhook path with a query string or
   // a trailing slash, through Next's router.
   const webhook = loadRouteEntrypoint(options.dir, `${WEBHOOK_PATH}/route`);
   const filterInternalHeaders = loadInternalHeaderFilter();
