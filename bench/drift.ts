@@ -17,7 +17,6 @@
 //   BENCH_PG_PORT (54561)
 import { spawn } from "node:child_process";
 import os from "node:os";
-import autocannon from "autocannon";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
 import { applyMigrations } from "../tooling/migrations/wasm-engine";
@@ -26,6 +25,7 @@ import { startSimulator } from "../test/provider/support/simulator";
 import { DEV_PROVIDER_API_KEY } from "../lib/env";
 import type { DriftRunSummary } from "../lib/drift/drift-runs";
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";
+import { runIngestLoadUntil } from "./support/load-phase";
 import { ratio, writeResult } from "./support/results";
 
 const SECRET = "whsec_" + Buffer.from("keyhook-drift-benchmark-secret-0123").toString("base64");
@@ -184,25 +184,15 @@ try {
   async function load(name: string, seconds: number | null, until?: Promise<unknown>): Promise<LoadPhase> {
     const started = performance.now();
     const loadAvg1m = os.loadavg()[0]!;
-    const finished = await new Promise<autocannon.Result>((resolve, reject) => {
-      const instance = autocannon(
-        {
-          url,
-          connections: CONNECTIONS,
-          duration: seconds ?? 3600,
-          requests: [
-            {
-              method: "POST",
-              setupRequest: (request) => {
-                const next = stream.next();
-                return { ...request, body: next.body, headers: next.headers };
-              },
-            },
-          ],
-        },
-        (error, done) => (error ? reject(error) : resolve(done)),
-      );
-      until?.finally(() => instance.stop());
+    const finished = await runIngestLoadUntil({
+      url,
+      connections: CONNECTIONS,
+      seconds,
+      until,
+      nextDelivery: () => {
+        const next = stream.next();
+        return { body: next.body, headers: next.headers };
+      },
     });
     const elapsed = (performance.now() - started) / 1000;
     return {

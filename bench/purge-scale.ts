@@ -20,12 +20,12 @@
 //   BENCH_PG_PORT (54521), BENCH_SECONDS (per ingest-alone phase, 20), BENCH_CLAIMS / BENCH_RECEIPTS /
 //   BENCH_DISTRICTS (the fill, 10,000,000 / 10,000,000 / 100,000), BENCH_PURGE_HOURS (24)
 import os from "node:os";
-import autocannon from "autocannon";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
 import { applyMigrations } from "../tooling/migrations/wasm-engine";
 import { startIngestServer } from "../test/support/child-process";
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";
+import { runIngestLoadUntil } from "./support/load-phase";
 import { fillScale } from "./support/fill-scale";
 import { watchActivity, type ActivityReport } from "./support/pg-activity";
 import { dropSaved, hasSavedDay, restoreDay, saveDay } from "./support/purge-day";
@@ -271,25 +271,15 @@ try {
     const started = performance.now();
     const loadAvg1m = os.loadavg()[0]!;
     await activity.start();
-    const result = await new Promise<autocannon.Result>((resolve, reject) => {
-      const instance = autocannon(
-        {
-          url,
-          connections: CONNECTIONS,
-          duration: seconds ?? 3600,
-          requests: [
-            {
-              method: "POST",
-              setupRequest: (request) => {
-                const next = stream.next();
-                return { ...request, body: next.body, headers: next.headers };
-              },
-            },
-          ],
-        },
-        (error, finished) => (error ? reject(error) : resolve(finished)),
-      );
-      until?.finally(() => instance.stop());
+    const result = await runIngestLoadUntil({
+      url,
+      connections: CONNECTIONS,
+      seconds,
+      until,
+      nextDelivery: () => {
+        const next = stream.next();
+        return { body: next.body, headers: next.headers };
+      },
     });
     const report = await activity.stop();
     return {

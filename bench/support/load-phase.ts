@@ -83,3 +83,29 @@ export function formatPhaseTable(phases: PhaseResult[]): string {
   }
   return lines.join("\n");
 }
+
+/**
+ * Signed deliveries at `connections` until `until` settles (or `seconds` pass): the background
+ * load of a benchmark that measures ingest while something else runs (a purge, a drift check).
+ */
+export function runIngestLoadUntil(options: {
+  url: string;
+  connections: number;
+  nextDelivery: () => Delivery;
+  /** null or unset: run until `until` settles (at most an hour). */
+  seconds?: number | null;
+  until?: Promise<unknown>;
+}): Promise<autocannon.Result> {
+  return new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: options.url,
+        connections: options.connections,
+        duration: options.seconds ?? 3600,
+        requests: [{ method: "POST", setupRequest: (request) => ({ ...request, ...options.nextDelivery() }) }],
+      },
+      (error, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    void options.until?.finally(() => instance.stop());
+  });
+}
