@@ -8,7 +8,8 @@
 //      of payloads — a steady-state night, not a first purge of a week of payloads;
 //   2. saves that day (bench/support/purge-day.ts) and, after each purge, restores it, so the next
 //      run (or the next mode) purges the same rows;
-//   3. per mode (BENCH_PURGE_MODES, default "paced"; "fixed" = 5,000 rows / 50 ms, the old defaults):
+//   3. per mode (BENCH_PURGE_MODES, default "paced"; "one-pass" = paced with the payload clear in one
+//      walk, as before decision 0012; "fixed" = 5,000 rows / 50 ms in one pass, the old defaults):
 //      ingest alone, ingest while the purge runs (until it ends), ingest alone again — signed
 //      unique events through a real process serving the ingest handler (test/support/ingest-server.ts),
 //      autocannon, BENCH_CONNECTIONS (8) connections — with what PostgreSQL waited on meanwhile
@@ -67,8 +68,14 @@ type LoadPhase = {
   activity: ActivityReport;
 };
 
+// "one-pass": paced, but the payload clear in one walk (decision 0008's purge, before 0012's passes).
+const MODE_OPTIONS: Record<string, object> = {
+  paced: {},
+  "one-pass": { pacing: { payloadPasses: 1 } },
+  fixed: { batchSize: 5_000, pauseMs: 50, pacing: { payloadPasses: 1 } },
+};
 for (const mode of MODES) {
-  if (mode !== "paced" && mode !== "fixed") throw new Error(`BENCH_PURGE_MODES: unknown mode ${mode} (paced, fixed)`);
+  if (!(mode in MODE_OPTIONS)) throw new Error(`BENCH_PURGE_MODES: unknown mode ${mode} (paced, one-pass, fixed)`);
 }
 assertSignerMatchesLibrary(SECRET);
 const server = await startEmbeddedPostgres({
@@ -167,7 +174,7 @@ try {
 
   const modes = [];
   for (const mode of MODES) {
-    const options = mode === "fixed" ? { batchSize: 5_000, pauseMs: 50 } : {};
+    const options = MODE_OPTIONS[mode]!;
     // The bench's retention settings for every mode: restoring the day restores the saved row.
     await query(
       `INSERT INTO settings (key, value, updated_by) VALUES ('retention', $1::jsonb, 'bench:purge')

@@ -52,6 +52,7 @@ const statements = {
     WITH batch AS (
       SELECT id, received_at FROM processed_events
       WHERE ${afterPosition} AND received_at < $3::timestamptz AND payload IS NOT NULL AND ${keptForHumans}
+        AND id % $5::bigint = $6::bigint
       ORDER BY received_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
     ), done AS (
       UPDATE processed_events p SET payload = NULL FROM batch WHERE p.id = batch.id RETURNING p.id
@@ -76,18 +77,26 @@ const summary = `
 
 type Row = { rows: number; scanned: number; last_at: Date | null; last_id: string | null };
 
+/**
+ * Which rows of the range this batch's walk takes: those with `id % of = index` (the payload clear
+ * runs in interleaved passes, purge-pacing.ts); the deletes take every row in one pass.
+ */
+export type PurgePass = { index: number; of: number };
+
 export async function purgeBatch(
   connection: PurgeConnection,
   target: PurgeTarget,
-  options: { before: Date; after: KeysetPosition; limit: number },
+  options: { before: Date; after: KeysetPosition; limit: number; pass?: PurgePass },
 ): Promise<BatchResult> {
   const start = await connection.query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn");
-  const result = await connection.query<Row>(statements[target] + summary, [
+  const params: unknown[] = [
     options.after?.receivedAt ?? null,
     options.after?.id ?? null,
     options.before,
     options.limit,
-  ]);
+  ];
+  if (target === "payloads") params.push(options.pass?.of ?? 1, options.pass?.index ?? 0);
+  const result = await connection.query<Row>(statements[target] + summary, params);
   const wal = await connection.query<{ bytes: string }>(
     "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint::text AS bytes",
     [start.rows[0]!.lsn],

@@ -10,7 +10,15 @@
 //   - after each batch it rests `restFactor` times as long as the batch took (a duty cycle of at
 //     most 1 / (1 + restFactor) of one connection), and at least as long as its WAL budget needs:
 //     a batch that wrote W bytes is followed by W / walBytesPerSecond of quiet, which also keeps a
-//     streaming replica's lag and the checkpoints' full-page writes bounded.
+//     streaming replica's lag and the checkpoints' full-page writes bounded;
+//   - the payload clear walks its day `payloadPasses` times, each pass taking the rows with
+//     `id % payloadPasses = pass`. Clearing a payload writes a new, shorter row version; it is a
+//     HOT update (one small WAL record, no index entries) only while that version fits on the
+//     row's own page. At fillfactor 75 a page's free quarter holds the new versions of about a
+//     third of its rows; between passes, on-page pruning frees the old versions the previous pass
+//     left, so the next third fits too. One pass over dense pages measured 8.2 KB of WAL per
+//     cleared row (two thirds non-HOT: an entry in each index, most of them full-page images),
+//     three passes 0.28 KB (all HOT) — docs/decisions/0012.
 // Pure functions: the loop in run-purge.ts feeds them what each batch measured.
 
 export type PurgePacing = {
@@ -26,6 +34,8 @@ export type PurgePacing = {
   walBytesPerSecond: number;
   /** Never rest longer than this after one batch (a huge batch must not stall the run for minutes). */
   maxRestMs: number;
+  /** Interleaved passes of the payload clear (1 = one walk clearing every row). */
+  payloadPasses: number;
 };
 
 export const DEFAULT_PURGE_PACING: PurgePacing = {
@@ -36,6 +46,7 @@ export const DEFAULT_PURGE_PACING: PurgePacing = {
   restFactor: 3,
   walBytesPerSecond: 8 * 1024 * 1024,
   maxRestMs: 2_000,
+  payloadPasses: 3,
 };
 
 export type BatchMeasure = { rows: number; durationMs: number; walBytes: number };

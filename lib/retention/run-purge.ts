@@ -11,7 +11,7 @@ import { z } from "zod";
 import { prisma, type Db } from "../db";
 import { AppError } from "../errors";
 import { describeError, log } from "../log";
-import { purgeBatch, type KeysetPosition, type PurgeTarget } from "./purge-batches";
+import { purgeBatch, type KeysetPosition, type PurgePass, type PurgeTarget } from "./purge-batches";
 import { openPurgeLease } from "./purge-connection";
 import { DEFAULT_PURGE_PACING, nextBatchRows, restAfterBatchMs, type PurgePacing } from "./purge-pacing";
 import { toPurgeRunSummary, type PurgeRunSummary, type PurgeTrigger } from "./purge-runs";
@@ -71,6 +71,10 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
   if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]!.message);
   const { trigger, batchSize, pauseMs, timeBudgetMs, scheduledFor } = parsed.data;
   const pacing: PurgePacing = { ...DEFAULT_PURGE_PACING, ...options.pacing };
+  // Zero passes would silently keep every payload past its window.
+  if (!Number.isInteger(pacing.payloadPasses) || pacing.payloadPasses < 1 || pacing.payloadPasses > 16) {
+    throw new AppError("bad_request", "payloadPasses must be a whole number from 1 to 16");
+  }
   const now = parsed.data.now ?? new Date();
   const startedAt = new Date();
   const started = performance.now();
@@ -128,14 +132,22 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
       // Claims before payloads: clearing a payload of a row about to be deleted is wasted work.
       // The payload walk starts at the claim cutoff: everything older was just deleted (or is kept
       // with its payload), and walking the index over those fresh dead entries costs seconds.
-      const phases: { target: PurgeTarget; before: Date; from: KeysetPosition; total: keyof typeof totals }[] = [
+      const phases: {
+        target: PurgeTarget;
+        before: Date;
+        from: KeysetPosition;
+        total: keyof typeof totals;
+        pass?: PurgePass;
+      }[] = [
         { target: "claims", before: cutoffs.claims, from: null, total: "claimsDeleted" },
-        {
-          target: "payloads",
+        // Payload clears in interleaved passes, so each clear stays a HOT update (purge-pacing.ts).
+        ...Array.from({ length: pacing.payloadPasses }, (_, index) => ({
+          target: "payloads" as const,
           before: cutoffs.payloads,
           from: { receivedAt: cutoffs.claims, id: "0" },
-          total: "payloadsCleared",
-        },
+          total: "payloadsCleared" as const,
+          pass: { index, of: pacing.payloadPasses },
+        })),
         { target: "receipts", before: cutoffs.claims, from: null, total: "receiptsDeleted" },
       ];
       // Each phase starts small again: a payload batch costs more per row than a delete.
@@ -149,7 +161,7 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
           }
           const batchStarted = performance.now();
           const batch = await lease.batch((connection) =>
-            purgeBatch(connection, phase.target, { before: phase.before, after, limit: rows }),
+            purgeBatch(connection, phase.target, { before: phase.before, after, limit: rows, pass: phase.pass }),
           );
           const measured = {
             rows: batch.scanned,

@@ -11,6 +11,8 @@ export type ClaimRows = {
   outcome?: "applied" | "stale" | "quarantined" | "ignored";
   resolved?: boolean;
   withPayload?: boolean;
+  /** Length of the payload's filler text (200): a few bytes make dense pages, the payload clear's worst case. */
+  payloadFiller?: number;
 };
 
 let batch = 0;
@@ -20,7 +22,8 @@ export async function insertClaims(rows: ClaimRows): Promise<string> {
   const prefix = `evt_fill_${++batch}_`;
   const tenantId = rows.tenantId ?? "district-fill";
   const outcome = rows.outcome ?? "applied";
-  const payload = rows.withPayload === false ? null : JSON.stringify({ id: "evt", note: "x".repeat(200) });
+  const payload =
+    rows.withPayload === false ? null : JSON.stringify({ id: "evt", note: "x".repeat(rows.payloadFiller ?? 200) });
   await prisma.$executeRaw`
     INSERT INTO processed_events (tenant_id, event_id, type, key_id, sequence, outcome, payload, received_at, processed_at, resolved_at)
     SELECT ${tenantId}, ${prefix} || g, 'key.revoked', 'key_' || g, g, ${outcome}, ${payload}::jsonb,

@@ -31,18 +31,20 @@ describe("purge", () => {
       payloadsCleared: 15,
       error: null,
     });
-    // 25 claims in 10-row batches = 3, 15 payloads = 2, 25 receipts = 3.
+    // 25 claims in 10-row batches = 3; 15 payloads (consecutive ids) in three interleaved passes of
+    // 5 (id % 3, purge-pacing.ts); 25 receipts = 3.
     expect(batches.map((b) => [b.target, b.rows])).toEqual([
       ["claims", 10],
       ["claims", 10],
       ["claims", 5],
-      ["payloads", 10],
+      ["payloads", 5],
+      ["payloads", 5],
       ["payloads", 5],
       ["receipts", 10],
       ["receipts", 10],
       ["receipts", 5],
     ]);
-    expect(run.batches).toBe(8);
+    expect(run.batches).toBe(9);
     expect(await claimsWithPrefix(expired)).toEqual({ count: 0, withPayload: 0 });
     expect(await receiptsWithPrefix(expired)).toBe(0);
     // A claim exactly at the cutoff is still inside the window: kept, receipt too (payload gone).
@@ -55,6 +57,44 @@ describe("purge", () => {
     const [recorded] = await listPurgeRuns({ limit: 1 });
     expect(recorded).toEqual(run);
     expect(recorded!.finishedAt).not.toBeNull();
+  });
+
+  it("clears the payloads of dense pages with HOT updates only: every row version stays on its page", async () => {
+    // A 2-byte filler: ~45 rows a page at fillfactor 75, whose free quarter holds the payload-less
+    // versions of about a third of them. Interleaved passes let on-page pruning make room between
+    // passes; in one pass most clears would move their row to another page, with an entry in each
+    // index (8 KB of WAL a row measured at 10M, docs/decisions/0012).
+    const dense = await insertClaims({ count: 3_000, receivedAt: daysAgo(8), payloadFiller: 2 });
+    const pages = () =>
+      prisma.$queryRaw<{ id: bigint; page: number }[]>`
+        SELECT id, (ctid::text::point)[0]::int AS page FROM processed_events WHERE event_id LIKE ${dense + "%"} ORDER BY id`;
+    const before = await pages();
+
+    const run = await runPurge({ trigger: "manual", now, pauseMs: 0 });
+
+    expect(run.payloadsCleared).toBe(3_000);
+    expect(await claimsWithPrefix(dense)).toEqual({ count: 3_000, withPayload: 0 });
+    const moved = (await pages()).filter((row, i) => row.page !== before[i]!.page);
+    expect(moved).toHaveLength(0);
+  });
+
+  it("in one pass over dense pages the same clear moves rows off their pages (what the passes avoid)", async () => {
+    const dense = await insertClaims({ count: 3_000, receivedAt: daysAgo(8), payloadFiller: 2 });
+    const pages = () =>
+      prisma.$queryRaw<{ page: number }[]>`
+        SELECT (ctid::text::point)[0]::int AS page FROM processed_events WHERE event_id LIKE ${dense + "%"} ORDER BY id`;
+    const before = await pages();
+
+    await runPurge({ trigger: "manual", now, pauseMs: 0, pacing: { payloadPasses: 1 } });
+
+    const moved = (await pages()).filter((row, i) => row.page !== before[i]!.page);
+    expect(moved.length).toBeGreaterThan(1_000);
+  });
+
+  it("refuses a payload clear in no passes (it would keep every payload)", async () => {
+    await expect(runPurge({ trigger: "manual", now, pacing: { payloadPasses: 0 } })).rejects.toThrow(
+      "payloadPasses must be a whole number from 1 to 16",
+    );
   });
 
   it("is idempotent: a second run finds nothing and says so", async () => {
