@@ -9,17 +9,22 @@
 //   2. saves that day (bench/support/purge-day.ts) and, after each purge, restores it, so the next
 //      run (or the next mode) purges the same rows;
 //   3. per mode (BENCH_PURGE_MODES, default "paced"; "one-pass" = paced with the payload clear in one
-//      walk, as before decision 0012; "fixed" = 5,000 rows / 50 ms in one pass, the old defaults):
-//      ingest alone, ingest while the purge runs (until it ends), ingest alone again — signed
+//      walk, as before decision 0014; "fixed" = 5,000 rows / 50 ms in one pass, the old defaults):
+//      interleaved slices of BENCH_SLICE_SECONDS (20): ingest alone, ingest + purge, ingest alone,
+//      … until the purge ends (the purge is held between two batches for the alone slices), so
+//      both kinds of slice share whatever else this shared machine does at that moment — signed
 //      unique events through a real process serving the ingest handler (test/support/ingest-server.ts),
 //      autocannon, BENCH_CONNECTIONS (8) connections — with what PostgreSQL waited on meanwhile
 //      (bench/support/pg-activity.ts: ingest's wait events, WAL MiB/s, full-page images, checkpoints,
 //      autovacuum);
-// Prints p99 during the purge over p99 before it (target < 1.20), over p99 after it, and the
-// throughput ratio, with the load average of each phase. BENCH_REWRITE_CLAIMS=1: VACUUM FULL the
-// claims first, so the fill's pages get the table's fillfactor (migration 20261201120000). Writes bench/results/purge-scale.json and a line in history.ndjson.
-//   BENCH_PG_PORT (54521), BENCH_SECONDS (per ingest-alone phase, 20), BENCH_CLAIMS / BENCH_RECEIPTS /
-//   BENCH_DISTRICTS (the fill, 10,000,000 / 10,000,000 / 100,000), BENCH_PURGE_HOURS (24)
+// Prints each purge slice's p99 over the mean of the alone slices either side, their time-weighted
+// mean (target < 1.20) and median, and the throughput ratio, with the load average.
+// BENCH_REWRITE_CLAIMS=1: CLUSTER the claims on (received_at, id) first: rows in arrival order at
+// the table's fillfactor (migration 20261201120000), the layout a production table has, where each
+// row is written once in time order (earlier benchmark runs' restores scatter a day's rows).
+// Writes bench/results/purge-scale.json and a line in history.ndjson.
+//   BENCH_PG_PORT (54521), BENCH_CLAIMS / BENCH_RECEIPTS / BENCH_DISTRICTS (the fill, 10,000,000 /
+//   10,000,000 / 100,000), BENCH_PURGE_HOURS (24)
 import os from "node:os";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
@@ -38,13 +43,13 @@ const scale = {
   receipts: Number(process.env.BENCH_RECEIPTS ?? 10_000_000),
   districts: Number(process.env.BENCH_DISTRICTS ?? 100_000),
 };
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const SLICE = Number(process.env.BENCH_SLICE_SECONDS ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const PG_PORT = Number(process.env.BENCH_PG_PORT ?? 54521);
 const PURGE_HOURS = Number(process.env.BENCH_PURGE_HOURS ?? 24);
 const MODES = (process.env.BENCH_PURGE_MODES ?? "paced").split(",").map((m) => m.trim());
-// Rewrites processed_events first (VACUUM FULL) so the fill's pages get the table's fillfactor, as
-// rows ingested after migration 20261201120000 have it. Once per fill is enough.
+// Rewrites processed_events first (CLUSTER, in arrival order) so the fill's pages get the table's
+// fillfactor, as rows ingested after migration 20261201120000 have it. Once per fill is enough.
 const REWRITE_CLAIMS = process.env.BENCH_REWRITE_CLAIMS === "1";
 // BENCH_RESTORE=0 leaves the last mode's day purged (saved tables kept; the next run restores it).
 const RESTORE = process.env.BENCH_RESTORE !== "0";
@@ -68,7 +73,7 @@ type LoadPhase = {
   activity: ActivityReport;
 };
 
-// "one-pass": paced, but the payload clear in one walk (decision 0008's purge, before 0012's passes).
+// "one-pass": paced, but the payload clear in one walk (decision 0008's purge, before 0014's passes).
 const MODE_OPTIONS: Record<string, object> = {
   paced: {},
   "one-pass": { pacing: { payloadPasses: 1 } },
@@ -130,7 +135,8 @@ try {
   await foldRollups();
   if (REWRITE_CLAIMS) {
     const started = performance.now();
-    await query("VACUUM (FULL, ANALYZE) processed_events");
+    await query("CLUSTER processed_events USING processed_events_received_at_id_idx");
+    await query("VACUUM (ANALYZE) processed_events");
     console.log(
       `processed_events rewritten with its fillfactor in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
@@ -187,14 +193,36 @@ try {
         }),
       ],
     );
-    const alone = await load(`${mode}: ingest alone`, SECONDS);
+    // Interleaved slices: ingest alone and ingest + purge alternate every SLICE seconds (the purge
+    // is held between two batches for the alone slices), so both see whatever else this shared
+    // machine is doing at that moment; each purge slice's p99 is compared with the alone slices on
+    // either side of it.
+    const gate = purgeGate();
     const batches: { target: string; rows: number; durationMs: number; walBytes: number; restMs: number }[] = [];
+    const alones: LoadPhase[] = [await load(`${mode}: alone 0`, SLICE)];
+    const durings: LoadPhase[] = [];
     const purgeStarted = performance.now();
-    const purging = runPurge({ trigger: "manual", now: purgeNow, ...options, onBatch: (b) => batches.push(b) });
-    const during = await load(`${mode}: ingest + purge`, null, purging);
+    let purgeSeconds = 0;
+    const purging = runPurge({
+      trigger: "manual",
+      now: purgeNow,
+      ...options,
+      onBatch: async (b) => {
+        batches.push(b);
+        await gate.pass();
+      },
+    }).finally(() => {
+      purgeSeconds = (performance.now() - purgeStarted) / 1000 - alones.slice(1).reduce((sum, a) => sum + a.seconds, 0);
+      gate.finished();
+    });
+    for (let slice = 1; ; slice++) {
+      durings.push(await load(`${mode}: purge ${slice}`, SLICE, purging));
+      const running = await gate.hold();
+      alones.push(await load(`${mode}: alone ${slice}`, SLICE));
+      if (!running) break;
+      gate.release();
+    }
     const run = await purging;
-    const purgeSeconds = (performance.now() - purgeStarted) / 1000;
-    const afterPurge = await load(`${mode}: ingest alone, after`, SECONDS);
     // What a nightly run costs when there is (almost) nothing left to do.
     const second = await runPurge({ trigger: "manual", now: purgeNow, ...options });
 
@@ -220,11 +248,18 @@ try {
         ];
       }),
     );
-    // Before is the baseline: the phase after still pays for the purge (checkpoints writing the
-    // pages it dirtied, autovacuum), so it is printed, not averaged in.
-    const p99Ratio = Math.round((during.p99 / alone.p99) * 100) / 100;
-    const p99RatioToAfter = Math.round((during.p99 / afterPurge.p99) * 100) / 100;
-    const throughputRatio = Math.round((during.requestsPerSec / alone.requestsPerSec) * 100) / 100;
+    const pairs = durings.map((during, i) => ({
+      seconds: during.seconds,
+      ratio: during.p99 / ((alones[i]!.p99 + alones[i + 1]!.p99) / 2),
+    }));
+    const weighted =
+      pairs.reduce((sum, p) => sum + p.ratio * p.seconds, 0) / pairs.reduce((sum, p) => sum + p.seconds, 0);
+    const sortedRatios = pairs.map((p) => p.ratio).sort((a, b) => a - b);
+    const p99Ratio = Math.round(weighted * 100) / 100;
+    const p99RatioMedian = Math.round(sortedRatios[Math.floor(sortedRatios.length / 2)]! * 100) / 100;
+    const rate = (phases: LoadPhase[]) =>
+      phases.reduce((sum, p) => sum + p.requests, 0) / phases.reduce((sum, p) => sum + p.seconds, 0);
+    const throughputRatio = Math.round((rate(durings) / rate(alones)) * 100) / 100;
     modes.push({
       mode,
       options,
@@ -239,9 +274,9 @@ try {
         byTarget,
         secondRun: { status: second.status, ms: second.durationMs, batches: second.batches },
       },
-      ingest: [alone, during, afterPurge],
+      slices: { seconds: SLICE, alone: alones, purge: durings, p99Ratios: pairs.map((p) => round(p.ratio * 10) / 10) },
       p99Ratio,
-      p99RatioToAfter,
+      p99RatioMedian,
       throughputRatio,
     });
     console.log(
@@ -249,10 +284,11 @@ try {
         `${run.receiptsDeleted.toLocaleString("en")} receipts deleted, ${run.payloadsCleared.toLocaleString("en")} payloads cleared, ${run.batches} batches; second run ${second.durationMs} ms`,
     );
     for (const [target, t] of Object.entries(byTarget)) console.log(`  ${target.padEnd(9)} ${JSON.stringify(t)}`);
-    printPhases([alone, during, afterPurge]);
+    printPhases(alones.flatMap((alone, i) => (durings[i] ? [alone, durings[i]] : [alone])));
     console.log(
-      `${mode}: ingest p99 during the purge / before: ${during.p99} / ${alone.p99} ms = ${p99Ratio} (target < 1.20); ` +
-        `/ after ${afterPurge.p99} ms = ${p99RatioToAfter}; req/s during / before = ${throughputRatio}; load1m ${during.loadAvg1m}`,
+      `${mode}: ingest p99 in the purge slices / the alone slices either side: ${p99Ratio} (time-weighted mean of ` +
+        `${pairs.length} slices; median ${p99RatioMedian}; target < 1.20); req/s purge / alone = ${throughputRatio}; ` +
+        `load1m ${alones[0]!.loadAvg1m}–${alones.at(-1)!.loadAvg1m}`,
     );
 
     if (!RESTORE && mode === MODES.at(-1)) {
@@ -328,4 +364,39 @@ function printPhases(phases: LoadPhase[]) {
 
 function round(value: number): number {
   return Math.round(value * 10) / 10;
+}
+
+/**
+ * Holds the purge between two batches: `hold()` resolves once the purge is waiting at its next
+ * batch's end (true) or has finished (false); `release()` lets it go on.
+ */
+function purgeGate() {
+  let done = false;
+  let closed: { opened: Promise<void>; open: () => void; held: () => void; isHeld: Promise<void> } | null = null;
+  return {
+    async pass() {
+      if (!closed) return;
+      closed.held();
+      await closed.opened;
+    },
+    async hold(): Promise<boolean> {
+      if (done) return false;
+      let open!: () => void;
+      let held!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      const isHeld = new Promise<void>((resolve) => (held = resolve));
+      closed = { opened, open, held, isHeld };
+      await isHeld;
+      return !done;
+    },
+    release() {
+      const gate = closed;
+      closed = null;
+      gate?.open();
+    },
+    finished() {
+      done = true;
+      closed?.held();
+    },
+  };
 }

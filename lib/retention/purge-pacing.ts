@@ -18,7 +18,7 @@
 //     third of its rows; between passes, on-page pruning frees the old versions the previous pass
 //     left, so the next third fits too. One pass over dense pages measured 8.2 KB of WAL per
 //     cleared row (two thirds non-HOT: an entry in each index, most of them full-page images),
-//     three passes 0.28 KB (all HOT) — docs/decisions/0012.
+//     three passes 0.28 KB (all HOT) — docs/decisions/0014.
 // Pure functions: the loop in run-purge.ts feeds them what each batch measured.
 
 export type PurgePacing = {

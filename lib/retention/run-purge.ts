@@ -41,8 +41,8 @@ export type RunPurgeOptions = {
   pacing?: Partial<PurgePacing>;
   /** Stop starting new batches after this long (a serverless cron has a deadline); the next run continues. */
   timeBudgetMs?: number;
-  /** Called after every batch (benchmarks, progress). */
-  onBatch?: (report: PurgeBatchReport) => void;
+  /** Called after every batch and awaited (progress; a benchmark holds the purge between batches this way). */
+  onBatch?: (report: PurgeBatchReport) => void | Promise<void>;
   /** The nightly schedule's slot this run serves (recorded on the run; scheduled-purge.ts). */
   scheduledFor?: Date;
 };
@@ -173,7 +173,7 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
           if (batch.rows > 0) {
             totals[phase.total] += batch.rows;
             totals.batches += 1;
-            options.onBatch?.({ target: phase.target, ...measured, rows: batch.rows, restMs });
+            await options.onBatch?.({ target: phase.target, ...measured, rows: batch.rows, restMs });
             await progress("running");
           }
           if (batch.scanned < rows) break;
