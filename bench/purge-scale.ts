@@ -76,11 +76,14 @@ type LoadPhase = {
 // "one-pass": paced, but the payload clear in one walk (decision 0008's purge, before 0014's passes).
 const MODE_OPTIONS: Record<string, object> = {
   paced: {},
+  // BENCH_PACING='{"targetBatchMs":20}' (JSON, PurgePacing fields): the paced purge with other pacing.
+  tuned: { pacing: JSON.parse(process.env.BENCH_PACING ?? "{}") as object },
   "one-pass": { pacing: { payloadPasses: 1 } },
   fixed: { batchSize: 5_000, pauseMs: 50, pacing: { payloadPasses: 1 } },
 };
 for (const mode of MODES) {
-  if (!(mode in MODE_OPTIONS)) throw new Error(`BENCH_PURGE_MODES: unknown mode ${mode} (paced, one-pass, fixed)`);
+  if (!(mode in MODE_OPTIONS))
+    throw new Error(`BENCH_PURGE_MODES: unknown mode ${mode} (paced, tuned, one-pass, fixed)`);
 }
 assertSignerMatchesLibrary(SECRET);
 const server = await startEmbeddedPostgres({
@@ -274,7 +277,12 @@ try {
         byTarget,
         secondRun: { status: second.status, ms: second.durationMs, batches: second.batches },
       },
-      slices: { seconds: SLICE, alone: alones, purge: durings, p99Ratios: pairs.map((p) => round(p.ratio * 10) / 10) },
+      slices: {
+        seconds: SLICE,
+        alone: alones,
+        purge: durings,
+        p99Ratios: pairs.map((p) => Math.round(p.ratio * 100) / 100),
+      },
       p99Ratio,
       p99RatioMedian,
       throughputRatio,

@@ -35,7 +35,7 @@ export type RunPurgeOptions = {
   now?: Date;
   /** Rows per transaction, fixed. Default: adaptive (purge-pacing.ts), 100–5,000 towards a 40 ms batch. */
   batchSize?: number;
-  /** Pause between batches, fixed. Default: paced (3× the batch's duration, and the WAL budget). */
+  /** Pause between batches, fixed. Default: paced (4× the batch's duration, and the WAL budget). */
   pauseMs?: number;
   /** Overrides of the adaptive pacing (benchmarks, a deployment with a replica to spare). */
   pacing?: Partial<PurgePacing>;
