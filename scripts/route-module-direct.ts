@@ -166,7 +166,9 @@ export async function loadDirectRoute(options: {
       res.end();
       return;
     }
-    // Next's sendResponse, for a body that is complete: the same headers, then one end().
+    // Next's sendResponse, for a body that is complete: the same headers, then one end() — unless
+    // the client is gone (as Next's pipe, which then writes nothing).
+    if (res.destroyed) return;
     res.statusCode = response.status;
     res.statusMessage = response.statusText;
     response.headers.forEach((value, name) => {
