@@ -84,7 +84,8 @@ export async function loadDirectRoute(options: {
     return { route: null, reason: "the entrypoint has no app-route module" };
   const nextConfig = options.nextConfig as unknown as NextConfigSubset;
   if (nextConfig.basePath || nextConfig.i18n) return { route: null, reason: "basePath or i18n is configured" };
-  if (nextConfig.experimental?.runtimeServerDeploymentId)
+  if (!nextConfig.experimental) return { route: null, reason: "the build's config has no experimental section" };
+  if (nextConfig.experimental.runtimeServerDeploymentId)
     return { route: null, reason: "the deployment id is read at run time" };
   const serverDir = path.join(options.dir, ".next", "server");
   const prerenderManifest = JSON.parse(
