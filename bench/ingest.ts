@@ -8,20 +8,35 @@
 // each server's process group is read from /proc over each measured phase and divided by the
 // events it applied. Then c=1 and c=32 for the app, and 100 % duplicates.
 // Results: bench/results/ingest.json (latest) and a line in bench/results/history.ndjson.
-//   BENCH_SECONDS (10), BENCH_ROUNDS (2), BENCH_CONCURRENCY (extra app phases, "1,32")
+//   BENCH_SECONDS (10), BENCH_ROUNDS (2), BENCH_CONCURRENCY (extra app phases, "1,32"),
+//   BENCH_WARMUP_SECONDS (3: unmeasured load first; on a busy machine 3 s leave the app's first
+//   measured round still JIT-compiling, so A/B comparisons of CPU per event use 10)
 import { BENCH_PORTS, BENCH_SECRET, startAppUnderTest } from "./support/app-under-test";
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";
 import { formatPhaseTable, runLoadPhase, type Delivery, type LoadTarget, type PhaseResult } from "./support/load-phase";
 import { findPgbench, runPgbench, type PgbenchResult } from "./support/pgbench-l0";
 import { startPeer } from "./support/peer-under-test";
-import { cpuMicrosBetween, sampleGroupCpu } from "./support/process-cpu";
+import {
+  cpuMicrosBetween,
+  detailBetween,
+  sampleGroupCpu,
+  sampleGroupDetail,
+  type GroupDetail,
+} from "./support/process-cpu";
 import { ratio, writeResult } from "./support/results";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const extraConcurrencies = (process.env.BENCH_CONCURRENCY ?? "1,32").split(",").filter(Boolean).map(Number);
 
-type MeasuredPhase = PhaseResult & { server: "app" | "peer"; cpuMicros: number; cpuMicrosPerApplied: number | null };
+type MeasuredPhase = PhaseResult & {
+  server: "app" | "peer";
+  cpuMicros: number;
+  cpuMicrosPerApplied: number | null;
+  /** user / system split of the CPU time and the main threads' context switches, over the phase. */
+  detail: GroupDetail;
+};
 
 assertSignerMatchesLibrary(BENCH_SECRET);
 const pgbench = findPgbench();
@@ -37,19 +52,31 @@ try {
     nextDelivery: () => Delivery,
   ): Promise<MeasuredPhase> => {
     const before = sampleGroupCpu(target.pgid);
+    const detailBefore = sampleGroupDetail(target.pgid);
     const phase = await runLoadPhase(target, { name, connections, seconds, nextDelivery });
     const cpuMicros = cpuMicrosBetween(before, sampleGroupCpu(target.pgid));
     return {
       ...phase,
       server,
       cpuMicros,
+      detail: detailBetween(detailBefore, sampleGroupDetail(target.pgid)),
       cpuMicrosPerApplied: phase.applied > 0 ? Math.round(cpuMicros / phase.applied) : null,
     };
   };
 
   // Warm-up: JIT, pools, Next's caches. Not reported.
-  await runLoadPhase(app, { name: "warm-up", connections: 8, seconds: 3, nextDelivery: () => stream.next() });
-  await runLoadPhase(peer, { name: "warm-up", connections: 8, seconds: 3, nextDelivery: () => stream.next() });
+  await runLoadPhase(app, {
+    name: "warm-up",
+    connections: 8,
+    seconds: warmupSeconds,
+    nextDelivery: () => stream.next(),
+  });
+  await runLoadPhase(peer, {
+    name: "warm-up",
+    connections: 8,
+    seconds: warmupSeconds,
+    nextDelivery: () => stream.next(),
+  });
 
   const l0: PgbenchResult | null = pgbench
     ? runPgbench({ pgbench, databaseUrl: app.databaseUrl, connections: 8, seconds })
@@ -103,8 +130,16 @@ try {
 
   console.log(`\n${formatPhaseTable([...alternating, ...others])}`);
   console.log("\nCPU µs per applied event (utime+stime of the server's process group, /proc)");
-  for (const p of [...alternating, ...others])
-    console.log(`${p.name.padEnd(28)} ${String(p.cpuMicrosPerApplied ?? "n/a").padStart(8)}`);
+  console.log(
+    `${"".padEnd(28)} ${"total".padStart(8)} ${"user".padStart(6)} ${"system".padStart(6)}  switches/event (voluntary / involuntary)`,
+  );
+  for (const p of [...alternating, ...others]) {
+    const per = (n: number) => (p.applied > 0 ? (n / p.applied).toFixed(0) : "n/a");
+    const perSwitch = (n: number) => (p.applied > 0 ? (n / p.applied).toFixed(2) : "n/a");
+    console.log(
+      `${p.name.padEnd(28)} ${String(p.cpuMicrosPerApplied ?? "n/a").padStart(8)} ${per(p.detail.userMicros).padStart(6)} ${per(p.detail.systemMicros).padStart(6)}  ${perSwitch(p.detail.voluntarySwitches)} / ${perSwitch(p.detail.involuntarySwitches)}`,
+    );
+  }
   if (l0)
     console.log(
       `\nL0 pgbench (the app's ingest statement, c=8): ${l0.tps.toFixed(0)} tps, avg ${l0.latencyAvgMs.toFixed(2)} ms, ${l0.failed} failed`,
@@ -122,6 +157,7 @@ try {
   console.log(`peak RSS of the app's largest process: ${peakRssMiB} MiB`);
   writeResult("ingest", {
     appNodeOptions: process.env.BENCH_APP_NODE_OPTIONS ?? null,
+    warmupSeconds,
     seconds,
     rounds,
     l0,

@@ -48,12 +48,31 @@ function createClient(): PrismaClient {
 
 const globalForPrisma = globalThis as unknown as { keyhookPrisma?: PrismaClient };
 
+// Methods of the current client, bound once: the client is itself a proxy (its model and
+// extension layers), so a lookup and a fresh bound function on every call (`prisma.$transaction`
+// per delivery) cost more than the map. Kept for one client: emptied when it is replaced (after
+// disconnectDb, by this module instance or another route bundle's).
+const boundMethods = new Map<string | symbol, unknown>();
+let boundTo: PrismaClient | undefined;
+
 /** Lazily created so that importing a module never needs a database (next build, unit tests). */
 export const prisma: PrismaClient = new Proxy({} as PrismaClient, {
   get(_target, property) {
+    const client = globalForPrisma.keyhookPrisma;
+    if (client !== undefined && client === boundTo) {
+      const known = boundMethods.get(property);
+      if (known !== undefined) return known;
+    }
     globalForPrisma.keyhookPrisma ??= createClient();
+    if (boundTo !== globalForPrisma.keyhookPrisma) {
+      boundMethods.clear();
+      boundTo = globalForPrisma.keyhookPrisma;
+    }
     const value = Reflect.get(globalForPrisma.keyhookPrisma, property);
-    return typeof value === "function" ? value.bind(globalForPrisma.keyhookPrisma) : value;
+    if (typeof value !== "function") return value;
+    const bound = value.bind(globalForPrisma.keyhookPrisma);
+    boundMethods.set(property, bound);
+    return bound;
   },
 });
 

@@ -17,6 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import path from "node:path";
 import { runShutdownHooks } from "../lib/shutdown-hooks";
 import { loadInternalHeaderFilter, loadRouteEntrypoint } from "./route-entrypoint";
+import { loadDirectRoute } from "./route-module-direct";
 import { runClusterPrimary } from "./server-cluster";
 
 export type ProductionServerOptions = {
@@ -27,6 +28,8 @@ export type ProductionServerOptions = {
   drainMs: number;
   /** Server processes sharing the port (WEB_CONCURRENCY); 1: this process serves. */
   workers: number;
+  /** OpenTelemetry export is on (OTEL_EXPORTER_OTLP_ENDPOINT): the webhook keeps Next's request span. */
+  tracing: boolean;
 };
 
 type NextApp = {
@@ -73,10 +76,22 @@ export async function startProductionServer(options: ProductionServerOptions): P
   const filterInternalHeaders = loadInternalHeaderFilter();
   // As Next's router keys its context (render404, the config) for the route module to find.
   const requestMeta = { relativeProjectDir: path.relative(process.cwd(), options.dir) };
+  // Cheaper still: the route's module run directly, without the entrypoint's per-request
+  // preparation for routes this one is not (scripts/route-module-direct.ts, decision 0013).
+  const direct = webhook.handler
+    ? await loadDirectRoute({
+        dir: options.dir,
+        page: `${WEBHOOK_PATH}/route`,
+        mod: webhook.mod,
+        nextConfig: serverFiles.config,
+        requestMeta,
+        tracing: options.tracing,
+      })
+    : { route: null, reason: "no entrypoint" };
   const route = (req: IncomingMessage, res: ServerResponse): Promise<unknown> => {
     if (webhook.handler && req.url === WEBHOOK_PATH) {
       filterInternalHeaders(req.headers);
-      return webhook.handler(req, res, { requestMeta });
+      return direct.route ? direct.route(req, res) : webhook.handler(req, res, { requestMeta });
     }
     return handle(req, res);
   };
@@ -115,6 +130,7 @@ export async function startProductionServer(options: ProductionServerOptions): P
   });
   say(`serving on http://${options.hostname}:${options.port}`);
   if (!webhook.handler) say(`${WEBHOOK_PATH} goes through Next's router: ${webhook.reason}`);
+  else if (!direct.route) say(`${WEBHOOK_PATH} goes through its route's entrypoint: ${direct.reason}`);
 
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {

@@ -24,7 +24,7 @@ export type RouteEntrypoint = (
 export function loadRouteEntrypoint(
   dir: string,
   page: string,
-): { handler: RouteEntrypoint } | { handler: null; reason: string } {
+): { handler: RouteEntrypoint; mod: Record<string, unknown> } | { handler: null; reason: string } {
   const serverDir = path.join(dir, ".next", "server");
   const manifestFile = path.join(serverDir, "app-paths-manifest.json");
   if (!existsSync(manifestFile)) return { handler: null, reason: "no .next/server/app-paths-manifest.json" };
@@ -32,9 +32,9 @@ export function loadRouteEntrypoint(
   if (!entry) return { handler: null, reason: `${page} is not in the build` };
   // The same file (and so the same module instances: the webpack runtime, lib/db.ts's client)
   // Next itself loads for this route.
-  const mod = createRequire(path.join(serverDir, "noop.js"))(path.join(serverDir, entry)) as { handler?: unknown };
+  const mod = createRequire(path.join(serverDir, "noop.js"))(path.join(serverDir, entry)) as Record<string, unknown>;
   if (typeof mod.handler !== "function") return { handler: null, reason: `${entry} has no handler export` };
-  return { handler: mod.handler as RouteEntrypoint };
+  return { handler: mod.handler as RouteEntrypoint, mod };
 }
 
 /**

@@ -70,3 +70,51 @@ export function cpuMicrosBetween(before: Sample, after: Sample): number {
   for (const [pid, micros] of after) total += micros - (before.get(pid) ?? 0);
   return total;
 }
+
+/** Where a tree's CPU time went (user vs kernel) and how often its main threads were switched out. */
+export type GroupDetail = {
+  userMicros: number;
+  systemMicros: number;
+  voluntarySwitches: number;
+  involuntarySwitches: number;
+};
+
+/**
+ * user and system CPU µs of every live process of the tree, and the context switches of each
+ * process's main thread (/proc/<pid>/status): voluntary ones are waits (epoll, a blocking read),
+ * involuntary ones preemption — which is how time a profiler attributes to a syscall (`writev`)
+ * can be wall time off the CPU rather than CPU time.
+ */
+export function sampleGroupDetail(root: number): Map<number, GroupDetail> {
+  const detail = new Map<number, GroupDetail>();
+  for (const pid of treeOf(root, readAll()).keys()) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const status = readFileSync(`/proc/${pid}/status`, "utf8");
+      const count = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0);
+      detail.set(pid, {
+        userMicros: (Number(fields[11]) * 1_000_000) / TICKS_PER_SECOND,
+        systemMicros: (Number(fields[12]) * 1_000_000) / TICKS_PER_SECOND,
+        voluntarySwitches: count("voluntary_ctxt_switches"),
+        involuntarySwitches: count("nonvoluntary_ctxt_switches"),
+      });
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return detail;
+}
+
+/** The difference of two detail samples, summed over the tree (processes in `after`). */
+export function detailBetween(before: Map<number, GroupDetail>, after: Map<number, GroupDetail>): GroupDetail {
+  const total: GroupDetail = { userMicros: 0, systemMicros: 0, voluntarySwitches: 0, involuntarySwitches: 0 };
+  for (const [pid, a] of after) {
+    const b = before.get(pid);
+    total.userMicros += a.userMicros - (b?.userMicros ?? 0);
+    total.systemMicros += a.systemMicros - (b?.systemMicros ?? 0);
+    total.voluntarySwitches += a.voluntarySwitches - (b?.voluntarySwitches ?? 0);
+    total.involuntarySwitches += a.involuntarySwitches - (b?.involuntarySwitches ?? 0);
+  }
+  return total;
+}

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 type ProfileNode = {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 };
 type CpuProfile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
 
@@ -68,7 +69,56 @@ export function summarizeProfile(file: string, top = 25): string {
   for (const [name, micros] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     if (!name.startsWith("(idle)")) lines.push(`  ${pct(micros)}  ${name}`);
   }
+  lines.push("", "time under a frame (inclusive, synchronous part only: an await starts a new stack):");
+  for (const [name, micros] of inclusiveTimes(profile, self)) lines.push(`  ${pct(micros)}  ${name}`);
   return lines.join("\n");
+}
+
+// Steps of the webhook path, outermost first: the time spent under each (once per stack, however
+// deep it recurses). A step that awaits shows only its synchronous slices.
+const STEPS = [
+  "handler",
+  "handleRequest",
+  "prepareImpl",
+  "ensureInstrumentation",
+  "getIncrementalCache",
+  "handleResponse",
+  "fromNodeNextRequest",
+  "prepareExecution",
+  "executeRequest",
+  "sendResponse",
+  "pipeToNodeResponse",
+  "handleKeyWebhook",
+  "receiveKeyWebhook",
+  "readBodyWithLimit",
+  "verifySignature",
+  "ingestEvent",
+  "parseEvent",
+  "applyKeyEvent",
+  "$transaction",
+  "startTransaction",
+  "performIO",
+  "recordDelivery",
+  "write",
+  "toResponse",
+];
+
+function inclusiveTimes(profile: CpuProfile, self: Map<number, number>): [string, number][] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const totals = new Map<string, number>();
+  for (const [id, micros] of self) {
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const name = byId.get(at)!.callFrame.functionName;
+      if (STEPS.includes(name) && !seen.has(name)) {
+        seen.add(name);
+        totals.set(name, (totals.get(name) ?? 0) + micros);
+      }
+    }
+  }
+  return STEPS.filter((s) => totals.has(s)).map((s) => [s, totals.get(s)!]);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -77,15 +77,22 @@ describe("standalone artifact", () => {
     }
   });
 
-  it("answers the webhook path from the route's built entrypoint, and the same through Next's router", async () => {
-    // scripts/production-server.ts sends exactly /api/webhooks/keys to the route's entrypoint;
-    // with a query string the path goes through Next's router to the same route handler.
+  it("answers the webhook path from the route's module directly, and the same through Next's router", async () => {
+    // scripts/production-server.ts runs exactly /api/webhooks/keys through the route's module
+    // (scripts/route-module-direct.ts); with a query string the path goes through Next's router to
+    // the same route handler.
     expect(app.output.filter((line) => line.includes("goes through Next's router"))).toEqual([]);
+    expect(app.output.filter((line) => line.includes("goes through its route's entrypoint"))).toEqual([]);
     for (const path of ["/api/webhooks/keys", "/api/webhooks/keys?via=router"]) {
       const get = await fetch(`${app.baseUrl}${path}`);
       expect(get.status).toBe(405);
       expect(get.headers.get("allow")).toBe("POST");
+      expect(get.headers.get("cache-control")).toBe("no-store");
+      expect(get.headers.get("content-type")).toBe("application/json");
       expect(await get.json()).toEqual({ error: "method GET not allowed; use POST" });
+      const head = await fetch(`${app.baseUrl}${path}`, { method: "HEAD" });
+      expect(head.status).toBe(405);
+      expect(await head.text()).toBe("");
       const unsigned = await fetch(`${app.baseUrl}${path}`, {
         method: "POST",
         headers: { "content-type": "application/json" },
