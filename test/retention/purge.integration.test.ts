@@ -21,7 +21,13 @@ describe("purge", () => {
     const fresh = await insertClaims({ count: 5, receivedAt: daysAgo(1) });
     const batches: PurgeBatchReport[] = [];
 
-    const run = await runPurge({ trigger: "manual", now, batchSize: 10, pauseMs: 0, onBatch: (b) => void batches.push(b) });
+    const run = await runPurge({
+      trigger: "manual",
+      now,
+      batchSize: 10,
+      pauseMs: 0,
+      onBatch: (b) => void batches.push(b),
+    });
 
     expect(run).toMatchObject({
       trigger: "manual",
