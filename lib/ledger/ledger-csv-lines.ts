@@ -1,8 +1,9 @@
 import "server-only";
 // The filtered ledger as CSV text, one keyset page at a time (streamed, never all in memory).
 // PostgreSQL writes each page's lines (lib/csv/csv-sql.ts) and sends them back as ONE value with
-// the page's last position, so Node holds no row object per exported row: at 10 million rows the
-// per-row objects, not the bytes, were what grew the process (docs/decisions/0012-csv-export-in-postgres.md).
+// the page's last position: no JS object per exported row, and the page text is handed over
+// (lib/csv/take-text.ts), so nothing of a page outlives the young generation
+// (docs/decisions/0012-csv-export-in-postgres.md).
 // Each page is its own short statement (its own snapshot), as the keyset design intends: no
 // snapshot held for the minutes a full export takes, and a client that stops reading stops the
 // queries.
@@ -10,6 +11,7 @@ import { prisma, type DbOrTx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { csvLine } from "../csv/csv-line";
 import { csvLineSql, isoTimestampSql } from "../csv/csv-sql";
+import { takeText } from "../csv/take-text";
 import type { Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
 import type { KeysetCursor } from "../listing/keyset-cursor";
@@ -49,7 +51,7 @@ const CELLS: Prisma.Sql[] = [
 const CELL_COLUMNS = Prisma.join(CELLS.map((cell, i) => Prisma.sql`${cell} AS ${Prisma.raw(`c${i}`)}`));
 const LINE = csvLineSql(CELLS.map((_, i) => Prisma.raw(`c${i}`)));
 
-type CsvPage = { csv: string | null; row_count: number; last_at: Date | null; last_id: bigint | null };
+type CsvPage = { text: string | null; row_count: number; last_at: Date | null; last_id: bigint | null };
 
 export async function* ledgerCsvLines(
   options: { actor: Actor; filters: LedgerFilters; batch?: number },
@@ -61,22 +63,13 @@ export async function* ledgerCsvLines(
   let cursor: KeysetCursor | undefined;
   for (;;) {
     const [page] = await db.$queryRaw<CsvPage[]>(ledgerCsvPageSql({ ...options, cursor, limit: batch }));
-    if (!page?.csv || page.last_at === null || page.last_id === null) return;
+    if (!page?.text || page.last_at === null || page.last_id === null) return;
     const last = page.row_count < batch;
     cursor = { at: page.last_at, id: page.last_id };
-    // Handed over, not kept: this frame is suspended at the yield through the consumer's write,
-    // the pacing rest and the next page's query, and a ~110 KB page text still referenced then
-    // outlives the young generation (measured: it was promoted and old space grew to 200 MiB
-    // between major GCs). Taken out of `page`, it dies as soon as the stream has encoded it.
+    // Handed over, not kept (lib/csv/take-text.ts): the page text dies young.
     yield takeText(page);
     if (last) return;
   }
-}
-
-function takeText(page: CsvPage): string {
-  const text = page.csv ?? "";
-  page.csv = null;
-  return text;
 }
 
 /** One page of the export (authorized and scoped like the ledger page), exported so a test can EXPLAIN it. */
@@ -88,7 +81,7 @@ export function ledgerCsvPageSql(options: {
 }): Prisma.Sql {
   // The last position is the page's smallest (received_at, id): the keyset order is descending.
   return Prisma.sql`
-    SELECT string_agg(${LINE}, '' ORDER BY received_at DESC, id DESC) AS csv,
+    SELECT string_agg(${LINE}, '' ORDER BY received_at DESC, id DESC) AS text,
            count(*)::int AS row_count,
            min(received_at) AS last_at,
            (array_agg(id ORDER BY received_at, id))[1] AS last_id
