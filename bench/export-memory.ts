@@ -5,8 +5,12 @@
 // process every 100 ms; the target is a growth under 50 MiB at 10,000,000 rows.
 //   BENCH_CLAIMS / BENCH_RECEIPTS / BENCH_DISTRICTS: the fill (10,000,000 / 10,000,000 / 100,000;
 //   reused when .data/bench-postgres holds it, the label bench:dashboard and bench:purge write),
-//   BENCH_EXPORT_READERS ("fast,slow"), BENCH_SLOW_READER_MIB_S (8): the slow reader's pace.
+//   BENCH_EXPORT_READERS ("fast,slow"), BENCH_SLOW_READER_MIB_S (8): the slow reader's pace,
+//   BENCH_EXPORT_LABEL: what is measured (e.g. "main" / "branch" when two builds alternate), kept
+//   in the results with the build id. Where the memory goes inside the server: add
+//   BENCH_APP_NODE_OPTIONS="--import ./bench/support/memory-sampler.mjs" (heap, external, rss every 500 ms).
 // Writes bench/results/export-memory.json and a line in bench/results/history.ndjson.
+import { readFileSync } from "node:fs";
 import os from "node:os";
 import { BENCH_PORTS, startAppUnderTest } from "./support/app-under-test";
 import { signInCookie } from "./support/dashboard-render";
@@ -21,6 +25,7 @@ const scale = {
 const readers = (process.env.BENCH_EXPORT_READERS ?? "fast,slow").split(",").map((r) => r.trim());
 const slowMiBPerSec = Number(process.env.BENCH_SLOW_READER_MIB_S ?? 8);
 const TARGET_GROWTH_MIB = 50;
+const measured = process.env.BENCH_EXPORT_LABEL ?? "this build";
 const label = `fill ${scale.claims}/${scale.receipts}/${scale.districts}`;
 
 const app = await startAppUnderTest({
@@ -80,15 +85,24 @@ try {
       rssMaxMiB: Math.round(rssMax),
       rssGrowthMiB: Math.round(rssMax - rssBefore),
       loadAvg1m: Math.round(loadAvg1m * 100) / 100,
+      loadAvg1mAtEnd: Math.round(os.loadavg()[0]! * 100) / 100,
     };
     results.push(result);
     console.log(
-      `CSV export (${reader} reader): ${result.rows.toLocaleString("en")} rows, ${result.mib} MiB in ${result.seconds} s ` +
+      `CSV export (${measured}, ${reader} reader): ${result.rows.toLocaleString("en")} rows, ${result.mib} MiB in ${result.seconds} s ` +
         `(${result.rowsPerSec.toLocaleString("en")} rows/s); app RSS ${result.rssBeforeMiB} → max ${result.rssMaxMiB} MiB ` +
-        `(growth ${result.rssGrowthMiB} MiB, target < ${TARGET_GROWTH_MIB}); load1m ${result.loadAvg1m}`,
+        `(growth ${result.rssGrowthMiB} MiB, target < ${TARGET_GROWTH_MIB}); load1m ${result.loadAvg1m} → ${result.loadAvg1mAtEnd}`,
     );
   }
-  writeResult("export-memory", { scale, slowMiBPerSec, targetGrowthMiB: TARGET_GROWTH_MIB, exports: results });
+  const buildId = readFileSync(".next/BUILD_ID", "utf8").trim();
+  writeResult("export-memory", {
+    measured,
+    buildId,
+    scale,
+    slowMiBPerSec,
+    targetGrowthMiB: TARGET_GROWTH_MIB,
+    exports: results,
+  });
 } finally {
   await app.stop();
 }

@@ -63,6 +63,15 @@ export function ledgerPageSql(options: {
   cursor?: KeysetCursor;
   limit: number;
 }): Prisma.Sql {
+  return Prisma.sql`
+    SELECT id, tenant_id, event_id, type, key_id, sequence, outcome, reason, received_at, processing_micros, resolved_at
+    FROM processed_events ${ledgerWhereSql(options)}
+    ORDER BY received_at DESC, id DESC
+    LIMIT ${options.limit}`;
+}
+
+/** The WHERE of every ledger read (authorized and scoped): the page above and the CSV export's pages. */
+export function ledgerWhereSql(options: { actor: Actor; filters: LedgerFilters; cursor?: KeysetCursor }): Prisma.Sql {
   authorize(options.actor, "ledger.view");
   const tenantId = tenantScope(options.actor, options.filters.tenantId);
   const { filters, cursor } = options;
@@ -77,13 +86,7 @@ export function ledgerPageSql(options: {
   if (filters.from) conditions.push(Prisma.sql`received_at >= ${filters.from}::timestamptz`);
   if (filters.to) conditions.push(Prisma.sql`received_at < ${filters.to}::timestamptz`);
   if (cursor) conditions.push(Prisma.sql`(received_at, id) < (${cursor.at}::timestamptz, ${cursor.id}::bigint)`);
-  const where = conditions.length ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
-
-  return Prisma.sql`
-    SELECT id, tenant_id, event_id, type, key_id, sequence, outcome, reason, received_at, processing_micros, resolved_at
-    FROM processed_events ${where}
-    ORDER BY received_at DESC, id DESC
-    LIMIT ${options.limit}`;
+  return conditions.length ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
 }
 
 function toLedgerRow(row: SqlRow): LedgerRow {
