@@ -41,7 +41,7 @@ async function planOfSql(sql: Prisma.Sql) {
   const plan = JSON.stringify(row!["QUERY PLAN"]);
   return {
     plan,
-    rowsRead: [...plan.matchAll(/"Actual Rows": (\d+)/g)].reduce((max, m) => Math.max(max, Number(m[1])), 0),
+    rowsRead: [...plan.matchAll(/"Actual Rows":\s*(\d+)/g)].reduce((max, m) => Math.max(max, Number(m[1])), 0),
   };
 }
 
@@ -66,12 +66,11 @@ describe("the ledger at 200,000 rows", () => {
         { from: new Date("2026-11-16T00:00:00Z"), to: new Date("2026-11-17T00:00:00Z") },
         undefined,
       ],
-      ["event id", staff, { eventId: "evt_177777" }, undefined],
     ];
     for (const [name, actor, filters, cursor] of scenarios) {
       const { plan, rowsRead } = await planOf(actor, filters, cursor);
-      expect(plan, name).not.toMatch(/"Node Type": "Sort"/);
-      expect(plan, name).not.toMatch(/"Node Type": "Seq Scan"/);
+      expect(plan, name).not.toMatch(/"Node Type":\s*"Sort"/);
+      expect(plan, name).not.toMatch(/"Node Type":\s*"Seq Scan"/);
       expect(rowsRead, name).toBeLessThanOrEqual(200);
       const page = await listLedger({ actor, filters, cursor });
       expect(page.rows.length, name).toBeGreaterThan(0);
@@ -101,9 +100,16 @@ describe("the ledger at 200,000 rows", () => {
     }
   });
 
+  it("an event id filter finds its few rows through the event id index (sorting only those)", async () => {
+    const { plan, rowsRead } = await planOf(staff, { eventId: "evt_177777" });
+    expect(plan).toMatch(/"Index Name":\s*"processed_events_event_id_idx"/);
+    expect(plan).not.toMatch(/"Node Type":\s*"Seq Scan"/);
+    expect(rowsRead).toBeLessThanOrEqual(5);
+  });
+
   it("an outcome filter is an index walk too", async () => {
     const { plan } = await planOf(staff, { outcome: "quarantined" });
-    expect(plan).not.toMatch(/"Node Type": "Sort"/);
+    expect(plan).not.toMatch(/"Node Type":\s*"Sort"/);
     const page = await listLedger({ actor: staff, filters: { outcome: "quarantined" } });
     expect(page.rows.length).toBeGreaterThan(0);
     expect(page.rows.every((r) => r.outcome === "quarantined")).toBe(true);
