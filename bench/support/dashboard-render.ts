@@ -1,8 +1,9 @@
 // Server render time of dashboard pages with a large ledger: fills processed_events to the
 // target row count with SQL, signs in through next-auth's own credentials flow, then times
 // sequential full-page GETs (the whole streamed body, not only the first byte).
-import { DEMO_PASSWORD } from "../../lib/auth/demo-users";
 import type { AppUnderTest } from "./app-under-test";
+
+export { signInCookie } from "../../test/support/sign-in";
 
 export type RenderTiming = { page: string; requests: number; p50: number; p95: number; max: number };
 
@@ -22,31 +23,6 @@ export async function fillLedger(app: AppUnderTest, targetRows: number): Promise
     await app.query("ANALYZE processed_events");
   }
   return targetRows;
-}
-
-export async function signInCookie(baseUrl: string, email: string): Promise<string> {
-  const jar = new Map<string, string>();
-  const keep = (response: Response) => {
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair] = cookie.split(";");
-      const index = pair!.indexOf("=");
-      jar.set(pair!.slice(0, index), pair!.slice(index + 1));
-    }
-  };
-  const header = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
-  const csrfResponse = await fetch(`${baseUrl}/api/auth/csrf`);
-  keep(csrfResponse);
-  const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string };
-  const signIn = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: header() },
-    body: new URLSearchParams({ csrfToken, email, password: DEMO_PASSWORD, json: "true" }),
-  });
-  keep(signIn);
-  if (![...jar.keys()].some((name) => name.endsWith("keyhook.session")))
-    throw new Error(`sign-in of ${email} failed (${signIn.status})`);
-  return header();
 }
 
 export async function timePage(baseUrl: string, page: string, cookie: string, requests: number): Promise<RenderTiming> {

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashPassword } from "@/lib/auth/passwords";
+import { signInCookie } from "../support/sign-in";
 import { copyArtifact, createEmptyDatabase, DEPLOY_PORT, startArtifact, type RunningArtifact } from "./standalone-app";
 
 const PORT = DEPLOY_PORT + 5;
@@ -56,7 +57,7 @@ describe("the full ledger CSV export at 1,000,000 rows", () => {
   });
 
   it(`streams every row while the server's RSS grows by less than ${EXPORT_RSS_BOUND_MIB} MiB`, async () => {
-    const cookie = await signIn(app.baseUrl);
+    const cookie = await signInCookie(app.baseUrl, EMAIL, PASSWORD);
     const warm = await fetch(`${app.baseUrl}/ledger/export?outcome=quarantined&tenant=district-000004`, {
       headers: { cookie },
     });
@@ -87,30 +88,4 @@ describe("the full ledger CSV export at 1,000,000 rows", () => {
 function rssMiB(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return match ? Number(match[1]) / 1024 : 0;
-}
-
-async function signIn(baseUrl: string): Promise<string> {
-  const jar = new Map<string, string>();
-  const keep = (response: Response) => {
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair] = cookie.split(";");
-      const index = pair!.indexOf("=");
-      jar.set(pair!.slice(0, index), pair!.slice(index + 1));
-    }
-  };
-  const header = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
-  const csrf = await fetch(`${baseUrl}/api/auth/csrf`);
-  keep(csrf);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const response = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: header() },
-    body: new URLSearchParams({ csrfToken, email: EMAIL, password: PASSWORD, json: "true" }),
-  });
-  keep(response);
-  if (![...jar.keys()].some((name) => name.endsWith("keyhook.session"))) {
-    throw new Error(`sign-in failed (${response.status})`);
-  }
-  return header();
 }
