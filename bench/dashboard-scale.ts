@@ -15,6 +15,7 @@ import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { BENCH_PORTS, startAppUnderTest } from "./support/app-under-test";
 import { signInCookie, timePage, type RenderTiming } from "./support/dashboard-render";
+import { runLedgerExport } from "./support/export-run";
 import { BIG_DISTRICT, fillScale, type FillTimings } from "./support/fill-scale";
 import { writeResult } from "./support/results";
 
@@ -185,29 +186,7 @@ try {
 }
 
 async function timeCsvExport(app: Awaited<ReturnType<typeof startAppUnderTest>>, cookie: string) {
-  const rssBefore = app.rssMiB();
-  let rssMax = rssBefore;
-  const sampler = setInterval(() => (rssMax = Math.max(rssMax, app.rssMiB())), 100);
-  const exportStarted = performance.now();
-  const response = await fetch(`${app.baseUrl}/ledger/export`, { headers: { cookie } });
-  let bytes = 0;
-  let lines = 0;
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    bytes += chunk.byteLength;
-    for (const b of chunk) if (b === 10) lines++;
-  }
-  clearInterval(sampler);
-  const exportSeconds = (performance.now() - exportStarted) / 1000;
-  const result = {
-    status: response.status,
-    rows: lines - 1,
-    mib: Math.round(bytes / 1048576),
-    seconds: Math.round(exportSeconds * 10) / 10,
-    rowsPerSec: Math.round((lines - 1) / exportSeconds),
-    rssBeforeMiB: Math.round(rssBefore),
-    rssMaxMiB: Math.round(rssMax),
-    rssGrowthMiB: Math.round(rssMax - rssBefore),
-  };
+  const result = await runLedgerExport(app, cookie);
   console.log(
     `CSV export: ${result.rows.toLocaleString("en")} rows, ${result.mib} MiB in ${result.seconds} s (${result.rowsPerSec.toLocaleString("en")} rows/s); app RSS ${result.rssBeforeMiB} → max ${result.rssMaxMiB} MiB (growth ${result.rssGrowthMiB} MiB, limit 50)`,
   );

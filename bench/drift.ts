@@ -19,7 +19,6 @@ import { spawn } from "node:child_process";
 import os from "node:os";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
-import { applyMigrations } from "../tooling/migrations/wasm-engine";
 import { startIngestServer } from "../test/support/child-process";
 import { startSimulator } from "../test/provider/support/simulator";
 import { DEV_PROVIDER_API_KEY } from "../lib/env";
@@ -27,6 +26,7 @@ import type { DriftRunSummary } from "../lib/drift/drift-runs";
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";
 import { runIngestLoadUntil } from "./support/load-phase";
 import { ratio, writeResult } from "./support/results";
+import { freshMigratedDatabase } from "./support/fresh-database";
 
 const SECRET = "whsec_" + Buffer.from("keyhook-drift-benchmark-secret-0123").toString("base64");
 const KEYS = Number(process.env.BENCH_DRIFT_KEYS ?? 100_000);
@@ -51,13 +51,7 @@ type LoadPhase = {
 
 assertSignerMatchesLibrary(SECRET);
 const server = await startEmbeddedPostgres({ dataDir: ".data/drift-bench", port: PG_PORT, database: "postgres" });
-const admin = new pg.Client({ connectionString: server.adminUrl("postgres") });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-await admin.query(`CREATE DATABASE ${DATABASE}`);
-await admin.end();
-const databaseUrl = server.adminUrl(DATABASE);
-await applyMigrations({ databaseUrl });
+const databaseUrl = await freshMigratedDatabase(server, DATABASE);
 
 process.env.DATABASE_URL = databaseUrl;
 process.env.LOG_LEVEL ??= "warn";

@@ -14,6 +14,7 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import { BENCH_PORTS, startAppUnderTest } from "./support/app-under-test";
 import { signInCookie } from "./support/dashboard-render";
+import { runLedgerExport } from "./support/export-run";
 import { fillScale } from "./support/fill-scale";
 import { writeResult } from "./support/results";
 
@@ -50,40 +51,11 @@ try {
   const results = [];
   for (const reader of readers) {
     if (reader !== "fast" && reader !== "slow") throw new Error(`BENCH_EXPORT_READERS: unknown reader ${reader}`);
-    const rssBefore = app.rssMiB();
-    let rssMax = rssBefore;
-    const sampler = setInterval(() => (rssMax = Math.max(rssMax, app.rssMiB())), 100);
     const loadAvg1m = os.loadavg()[0]!;
-    const started = performance.now();
-    const response = await fetch(`${app.baseUrl}/ledger/export`, { headers: { cookie } });
-    let bytes = 0;
-    let lines = 0;
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      bytes += chunk.byteLength;
-      let at = chunk.indexOf(10);
-      while (at >= 0) {
-        lines++;
-        at = chunk.indexOf(10, at + 1);
-      }
-      if (reader === "slow") {
-        // Paced to slowMiBPerSec: the socket fills and the server must wait for it to drain.
-        const dueMs = (bytes / 1048576 / slowMiBPerSec) * 1000;
-        const aheadMs = dueMs - (performance.now() - started);
-        if (aheadMs > 1) await new Promise((resolve) => setTimeout(resolve, aheadMs));
-      }
-    }
-    clearInterval(sampler);
-    const seconds = (performance.now() - started) / 1000;
+    const run = await runLedgerExport(app, cookie, reader === "slow" ? { slowMiBPerSec } : {});
     const result = {
       reader,
-      status: response.status,
-      rows: lines - 1,
-      mib: Math.round(bytes / 1048576),
-      seconds: Math.round(seconds * 10) / 10,
-      rowsPerSec: Math.round((lines - 1) / seconds),
-      rssBeforeMiB: Math.round(rssBefore),
-      rssMaxMiB: Math.round(rssMax),
-      rssGrowthMiB: Math.round(rssMax - rssBefore),
+      ...run,
       loadAvg1m: Math.round(loadAvg1m * 100) / 100,
       loadAvg1mAtEnd: Math.round(os.loadavg()[0]! * 100) / 100,
     };

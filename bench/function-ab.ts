@@ -12,10 +12,10 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
-import { applyMigrations } from "../tooling/migrations/wasm-engine";
 import { BENCH_PORTS } from "./support/app-under-test";
 import { createDenseSequencesSql, findPgbench, runPgbench } from "./support/pgbench-l0";
 import { ratio, writeResult } from "./support/results";
+import { freshMigratedDatabase } from "./support/fresh-database";
 
 const [name, revision = "HEAD"] = process.argv.slice(2);
 if (!name || !/^[a-z_]+$/.test(name)) {
@@ -46,13 +46,7 @@ const server = await startEmbeddedPostgres({
   settings: { max_connections: "100", shared_buffers: "512MB" },
 });
 try {
-  const admin = new pg.Client({ connectionString: server.adminUrl("postgres") });
-  await admin.connect();
-  await admin.query("DROP DATABASE IF EXISTS keyhook_function_ab WITH (FORCE)");
-  await admin.query("CREATE DATABASE keyhook_function_ab");
-  await admin.end();
-  const databaseUrl = server.adminUrl("keyhook_function_ab");
-  await applyMigrations({ databaseUrl });
+  const databaseUrl = await freshMigratedDatabase(server, "keyhook_function_ab");
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   await db.query(createDenseSequencesSql(connections + 1));

@@ -6,13 +6,12 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import autocannon from "autocannon";
-import pg from "pg";
 import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
-import { applyMigrations } from "../tooling/migrations/wasm-engine";
 import { createEventStream } from "./support/event-stream";
 import { summarizeProfile } from "./support/summarize-profile";
 
 import { BENCH_SECRET as SECRET } from "./support/app-under-test";
+import { freshMigratedDatabase } from "./support/fresh-database";
 const profile = process.argv.includes("--cpu-prof");
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
@@ -21,13 +20,7 @@ const pgPort = Number(process.env.BENCH_PG_PORT ?? 54349);
 const startedAt = Date.now();
 
 const server = await startEmbeddedPostgres({ dataDir: ".data/bench-postgres", port: pgPort, database: "postgres" });
-const admin = new pg.Client({ connectionString: server.adminUrl("postgres") });
-await admin.connect();
-await admin.query("DROP DATABASE IF EXISTS keyhook_profile WITH (FORCE)");
-await admin.query("CREATE DATABASE keyhook_profile");
-await admin.end();
-const databaseUrl = server.adminUrl("keyhook_profile");
-await applyMigrations({ databaseUrl });
+const databaseUrl = await freshMigratedDatabase(server, "keyhook_profile");
 
 mkdirSync("bench/results/profiles", { recursive: true });
 const nodeArgs = profile ? ["--cpu-prof", "--cpu-prof-dir=bench/results/profiles"] : [];

@@ -7,10 +7,9 @@
 // (54522), BENCH_RECEIVER_PORT (0: any free port).
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import pg from "pg";
 import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
-import { applyMigrations } from "../tooling/migrations/wasm-engine";
 import { ratio, writeResult } from "./support/results";
+import { freshMigratedDatabase } from "./support/fresh-database";
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 40);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -20,13 +19,7 @@ const POLL_MS = 1_000;
 const DATABASE = "keyhook_queue_bench";
 
 const server = await startEmbeddedPostgres({ dataDir: ".data/h-queue-bench", port: PG_PORT, database: "postgres" });
-const admin = new pg.Client({ connectionString: server.adminUrl("postgres") });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-await admin.query(`CREATE DATABASE ${DATABASE}`);
-await admin.end();
-const databaseUrl = server.adminUrl(DATABASE);
-await applyMigrations({ databaseUrl });
+const databaseUrl = await freshMigratedDatabase(server, DATABASE);
 process.env.DATABASE_URL = databaseUrl;
 process.env.LOG_LEVEL ??= "warn";
 
