@@ -16,6 +16,7 @@ import { startOrphanGuard } from "../tooling/dev/orphan-guard";
 import { prepareDatabase, type PreparedDatabase } from "../tooling/dev/prepare-database";
 import { startDevCompanions, type DevCompanions } from "../tooling/dev/dev-companions";
 import { DEMO_PASSWORD, DEMO_USERS } from "../lib/auth/demo-users";
+import { withServerNodeOptions } from "./server-node-options";
 
 type Mode = "dev" | "start";
 
@@ -127,8 +128,9 @@ async function boot(): Promise<void> {
       : existsSync(bundledServer)
         ? [bundledServer]
         : ["--import", "tsx", path.join(import.meta.dirname, "serve.ts")];
+  const serverEnv = { ...childEnv, PORT: String(config.port) };
   const child = spawn(process.execPath, serverArgs, {
-    env: { ...childEnv, PORT: String(config.port) },
+    env: mode === "dev" ? serverEnv : withServerNodeOptions(serverEnv),
     stdio: "inherit",
     // Its own process group: we signal the whole group (next dev runs a worker process too),
     // and a terminal Ctrl-C reaches only us, so the order of the shutdown stays ours.

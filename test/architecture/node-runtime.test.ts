@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { SERVER_NODE_OPTIONS } from "../../scripts/server-node-options";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");
@@ -25,6 +26,10 @@ describe("the production Node release", () => {
     const stages = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((match) => match[1]);
     expect(stages.length).toBeGreaterThan(0);
     for (const image of stages) expect(image).toBe("node:${NODE_VERSION}-bookworm-slim");
+  });
+
+  it("runs the server with the V8 sizing npm start gives it", () => {
+    expect(read("Dockerfile")).toMatch(new RegExp(`^ENV NODE_OPTIONS=${SERVER_NODE_OPTIONS}$`, "m"));
   });
 
   it("is the one CI runs the artifact on", () => {
