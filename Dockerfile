@@ -6,7 +6,7 @@
 
 # The runtime: Node 24 LTS, the release in .node-version (a guard test keeps the two equal; CI runs
 # the standalone artifact on it, tooling/ci/node-runtime.sh). Node 20 is past its end of life, and
-# 24 spends a quarter less CPU per ingested event (docs/decisions/0015-node-24-runtime.md).
+# 24 spends a fifth less CPU per ingested event (docs/decisions/0015-node-24-runtime.md).
 ARG NODE_VERSION=24.22.3
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
