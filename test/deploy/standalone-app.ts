@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -134,13 +135,41 @@ export async function startArtifact(options: {
 export type Delivered = { status: number; body: Record<string, unknown> };
 
 /** POSTs one signed delivery of `input` as the provider would. */
-export async function postSigned(baseUrl: string, input: KeyEventInput & { id: string }): Promise<Delivered> {
+export async function postSigned(
+  baseUrl: string,
+  input: KeyEventInput & { id: string },
+  options: { newConnection?: boolean } = {},
+): Promise<Delivered> {
   const event = buildKeyEvent(input);
   const signed = signDelivery({ body: JSON.stringify(event), webhookId: input.id, secrets: [TEST_SECRET] });
-  const response = await fetch(`${baseUrl}/api/webhooks/keys`, {
-    method: "POST",
-    headers: signed.headers,
-    body: signed.body,
-  });
+  const url = `${baseUrl}/api/webhooks/keys`;
+  if (options.newConnection) return postOnNewConnection(url, signed.headers, signed.body);
+  const response = await fetch(url, { method: "POST", headers: signed.headers, body: signed.body });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/**
+ * One request on a connection of its own, closed after the answer. fetch keeps connections alive
+ * and reuses them, and a cluster primary hands out connections, not requests: a test that must
+ * reach a process started later (WEB_CONCURRENCY's replacement) needs new connections, or every
+ * request can keep landing on the processes its pooled sockets already belong to.
+ */
+function postOnNewConnection(url: string, headers: Record<string, string>, body: string): Promise<Delivered> {
+  return new Promise((resolve, reject) => {
+    const sized = { ...headers, "content-length": String(Buffer.byteLength(body)) };
+    const request = http.request(url, { method: "POST", headers: sized, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        try {
+          resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
+        } catch (error) {
+          reject(error);
+        }
+      });
+      response.on("error", reject);
+    });
+    request.on("error", reject);
+    request.end(body);
+  });
 }

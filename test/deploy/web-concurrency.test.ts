@@ -46,17 +46,32 @@ describe("WEB_CONCURRENCY=2", () => {
         }
       }),
     );
+  /** waitUntil with a bound: a step that never happens fails with what the server printed. */
+  const waitFor = async (check: () => Promise<boolean> | boolean, what: string, ms = 30_000) => {
+    const deadline = Date.now() + ms;
+    await waitUntil(async () => {
+      if (Date.now() > deadline)
+        throw new Error(`${what}: not within ${ms} ms; server output:\n${app.output.slice(-30).join("\n")}`);
+      return check();
+    });
+  };
   const deliverBatch = (size: number) =>
     Promise.all(
       Array.from({ length: size }, () => {
         sent++;
-        return postSigned(app.baseUrl, {
-          id: `evt_cluster_${sent}`,
-          type: "key.created",
-          tenantId: `district-cluster-${sent}`,
-          keyId: `key_cluster_${sent}`,
-          sequence: 1,
-        });
+        // New connections: the primary hands out connections round-robin, so a batch reaches
+        // every process, the replacement too (standalone-app.ts, postOnNewConnection).
+        return postSigned(
+          app.baseUrl,
+          {
+            id: `evt_cluster_${sent}`,
+            type: "key.created",
+            tenantId: `district-cluster-${sent}`,
+            keyId: `key_cluster_${sent}`,
+            sequence: 1,
+          },
+          { newConnection: true },
+        );
       }),
     );
 
@@ -87,26 +102,27 @@ describe("WEB_CONCURRENCY=2", () => {
     expect(new Set(workers).size).toBe(2);
     expect(workers).not.toContain(app.child.pid);
     // Connections are handed out round-robin: concurrent deliveries reach both processes.
-    await waitUntil(async () => {
+    await waitFor(async () => {
       const answers = await deliverBatch(8);
       expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
       return ingestPids().size === 2;
-    });
+    }, "deliveries answered by both processes");
     expect([...ingestPids()].sort()).toEqual([...workers].sort());
   });
 
   it("replaces a server process that dies", async () => {
     const [victim, survivor] = servingPids();
     process.kill(victim!, "SIGKILL");
-    await app.waitForLine(new RegExp(`server process ${victim} exited \\(SIGKILL\\); starting a replacement`));
-    await waitUntil(() => servingPids().length === 3);
+    const replaced = new RegExp(`server process ${victim} exited \\(SIGKILL\\); starting a replacement`);
+    await waitFor(() => app.output.some((line) => replaced.test(line)), "the primary noticing the kill");
+    await waitFor(() => servingPids().length === 3, "a replacement serving");
     const replacement = servingPids()[2]!;
     expect([victim, survivor]).not.toContain(replacement);
-    await waitUntil(async () => {
+    await waitFor(async () => {
       const answers = await deliverBatch(8);
       expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
       return ingestPids().has(replacement);
-    });
+    }, "a delivery answered by the replacement");
   });
 
   it("drains every server process on SIGTERM: what was in flight commits and is answered, then exit 0", async () => {
