@@ -6,6 +6,7 @@ import pg from "pg";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../tooling/dev/embedded-postgres";
 import { applyMigrations } from "../../tooling/migrations/wasm-engine";
 import { processTree, treeCpuSeconds } from "./process-cpu";
+import { freshEmptyDatabase } from "./fresh-database";
 
 /** The secret every benchmark signs with (not a real one). */
 export const BENCH_SECRET = "whsec_" + Buffer.from("keyhook-benchmark-secret-0123456789").toString("base64");
@@ -112,17 +113,7 @@ export async function startAppUnderTest(options: {
     baseUrl,
     databaseUrl,
     pgid: app.pid!,
-    createDatabase: async (name) => {
-      const client = new pg.Client({ connectionString: server.adminUrl("postgres") });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await client.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await client.end();
-      }
-      return server.adminUrl(name);
-    },
+    createDatabase: (name) => freshEmptyDatabase(server, name),
     outcomeCounts: async () => {
       const { rows } = await pool.query<{ outcome: string; n: string }>(
         "SELECT outcome, count(*) AS n FROM processed_events GROUP BY outcome ORDER BY outcome",

@@ -6,6 +6,13 @@ import { applyMigrations } from "../../tooling/migrations/wasm-engine";
 
 /** The URL of `database` on `server`, freshly created and migrated. */
 export async function freshMigratedDatabase(server: EmbeddedPostgres, database: string): Promise<string> {
+  const databaseUrl = await freshEmptyDatabase(server, database);
+  await applyMigrations({ databaseUrl });
+  return databaseUrl;
+}
+
+/** The URL of `database` on `server`, dropped if it was there and created empty. */
+export async function freshEmptyDatabase(server: EmbeddedPostgres, database: string): Promise<string> {
   const admin = new pg.Client({ connectionString: server.adminUrl("postgres") });
   await admin.connect();
   try {
@@ -14,7 +21,5 @@ export async function freshMigratedDatabase(server: EmbeddedPostgres, database: 
   } finally {
     await admin.end();
   }
-  const databaseUrl = server.adminUrl(database);
-  await applyMigrations({ databaseUrl });
-  return databaseUrl;
+  return server.adminUrl(database);
 }

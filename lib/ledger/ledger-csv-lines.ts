@@ -16,7 +16,7 @@ import type { Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
 import type { KeysetCursor } from "../listing/keyset-cursor";
 import type { LedgerFilters } from "./ledger-filters";
-import { ledgerWhereSql } from "./list-ledger";
+import { ledgerWhereSql, type LedgerPageOptions } from "./list-ledger";
 
 const BATCH = 1000;
 
@@ -73,12 +73,7 @@ export async function* ledgerCsvLines(
 }
 
 /** One page of the export (authorized and scoped like the ledger page), exported so a test can EXPLAIN it. */
-export function ledgerCsvPageSql(options: {
-  actor: Actor;
-  filters: LedgerFilters;
-  cursor?: KeysetCursor;
-  limit: number;
-}): Prisma.Sql {
+export function ledgerCsvPageSql(options: LedgerPageOptions): Prisma.Sql {
   // The last position is the page's smallest (received_at, id): the keyset order is descending.
   return Prisma.sql`
     SELECT string_agg(${LINE}, '' ORDER BY received_at DESC, id DESC) AS text,

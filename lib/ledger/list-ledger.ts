@@ -56,13 +56,11 @@ export async function listLedger(
   };
 }
 
+/** What one keyset page of the ledger is: who reads, which rows, from where, how many. */
+export type LedgerPageOptions = { actor: Actor; filters: LedgerFilters; cursor?: KeysetCursor; limit: number };
+
 /** The page query itself (authorized and scoped), exported so a test can EXPLAIN it. */
-export function ledgerPageSql(options: {
-  actor: Actor;
-  filters: LedgerFilters;
-  cursor?: KeysetCursor;
-  limit: number;
-}): Prisma.Sql {
+export function ledgerPageSql(options: LedgerPageOptions): Prisma.Sql {
   return Prisma.sql`
     SELECT id, tenant_id, event_id, type, key_id, sequence, outcome, reason, received_at, processing_micros, resolved_at
     FROM processed_events ${ledgerWhereSql(options)}
