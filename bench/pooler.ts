@@ -8,6 +8,8 @@
 //                  = PostgreSQL: what a pooled deployment runs
 // Prints applied events/s and p99 per set-up (median of the rounds) and the ratios to `direct`;
 // writes bench/results/pooler.json. The pooler should cost less than 15 %.
+// BENCH_WARMUP_SECONDS (3): unmeasured load before each measured phase (the app restarts for each
+// set-up, so each one starts cold; 10 leaves the JIT and PgBouncer's server connections warm).
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { BENCH_SECRET, startAppUnderTest } from "./support/app-under-test";
@@ -18,6 +20,7 @@ import { startPgBouncer } from "../test/support/pgbouncer";
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const connections = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const appPort = Number(process.env.BENCH_APP_PORT ?? 4600);
 const pgPort = Number(process.env.BENCH_PG_PORT ?? 54349);
 const bouncerPort = Number(process.env.BENCH_PGBOUNCER_PORT ?? 54350);
@@ -55,7 +58,12 @@ try {
           tenants: 1000,
           runId: `${setup}${round}${Date.now().toString(36)}`,
         });
-        await runLoadPhase(app, { name: "warm-up", connections, seconds: 3, nextDelivery: () => stream.next() });
+        await runLoadPhase(app, {
+          name: "warm-up",
+          connections,
+          seconds: warmupSeconds,
+          nextDelivery: () => stream.next(),
+        });
         const cpuBefore = bouncer.cpuSeconds();
         const phase = await runLoadPhase(app, {
           name: `${setup} c=${connections} #${round}`,
@@ -126,6 +134,7 @@ writeFileSync(
       at: new Date().toISOString(),
       machine: { cpus: os.cpus().length, node: process.version, loadavg: os.loadavg() },
       seconds,
+      warmupSeconds,
       rounds,
       connections,
       phases,
