@@ -4,7 +4,9 @@
 //   L0    pgbench running the app's own ingest statement (read from lib/ingest/apply-key-event.ts)
 //   peer  the bare node:http + pg consumer (bench/peer/consumer.ts), same event stream
 //   app   Keyhook, signed unique events
-// App and peer alternate at c=8 (BENCH_ROUNDS rounds) so a noisy neighbour hits both; CPU time of
+//   bare  with BENCH_BARE_HANDLER=1: the app's own route handler behind bare node:http, without
+//         Next (bench/peer/bare-handler.ts): app − bare is what Next's route module adds
+// App and peer (and bare) alternate at c=8 (BENCH_ROUNDS rounds) so a noisy neighbour hits all; CPU time of
 // each server's process group is read from /proc over each measured phase and divided by the
 // events it applied. Then c=1 and c=32 for the app, and 100 % duplicates.
 // Results: bench/results/ingest.json (latest) and a line in bench/results/history.ndjson.
@@ -15,7 +17,7 @@ import { BENCH_PORTS, BENCH_SECRET, startAppUnderTest } from "./support/app-unde
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";
 import { formatPhaseTable, runLoadPhase, type Delivery, type LoadTarget, type PhaseResult } from "./support/load-phase";
 import { findPgbench, runPgbench, type PgbenchResult } from "./support/pgbench-l0";
-import { startPeer } from "./support/peer-under-test";
+import { startBareHandler, startPeer, type PeerUnderTest } from "./support/peer-under-test";
 import {
   cpuMicrosBetween,
   detailBetween,
@@ -29,9 +31,11 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const extraConcurrencies = (process.env.BENCH_CONCURRENCY ?? "1,32").split(",").filter(Boolean).map(Number);
+const withBareHandler = process.env.BENCH_BARE_HANDLER === "1";
 
+type Server = "app" | "peer" | "bare";
 type MeasuredPhase = PhaseResult & {
-  server: "app" | "peer";
+  server: Server;
   cpuMicros: number;
   cpuMicrosPerApplied: number | null;
   /** user / system split of the CPU time and the main threads' context switches, over the phase. */
@@ -42,10 +46,13 @@ assertSignerMatchesLibrary(BENCH_SECRET);
 const pgbench = findPgbench();
 const app = await startAppUnderTest({ port: BENCH_PORTS.app, pgPort: BENCH_PORTS.pg });
 const peer = await startPeer({ databaseUrl: await app.createDatabase("keyhook_peer"), port: BENCH_PORTS.peer });
+let bare: PeerUnderTest | null = null;
 try {
+  if (withBareHandler)
+    bare = await startBareHandler({ databaseUrl: await app.createDatabase("keyhook_bare"), port: BENCH_PORTS.bare });
   const stream = createEventStream({ secret: BENCH_SECRET, tenants: 1000, runId: Date.now().toString(36) });
   const measure = async (
-    server: "app" | "peer",
+    server: Server,
     target: LoadTarget & { pgid: number },
     name: string,
     connections: number,
@@ -77,6 +84,13 @@ try {
     seconds: warmupSeconds,
     nextDelivery: () => stream.next(),
   });
+  if (bare)
+    await runLoadPhase(bare, {
+      name: "warm-up",
+      connections: 8,
+      seconds: warmupSeconds,
+      nextDelivery: () => stream.next(),
+    });
 
   const l0: PgbenchResult | null = pgbench
     ? runPgbench({ pgbench, databaseUrl: app.databaseUrl, connections: 8, seconds })
@@ -93,6 +107,7 @@ try {
         return event;
       }),
     );
+    if (bare) alternating.push(await measure("bare", bare, `bare unique c=8 #${round}`, 8, () => stream.next()));
     alternating.push(await measure("peer", peer, `peer unique c=8 #${round}`, 8, () => stream.next()));
   }
   const others: MeasuredPhase[] = [];
@@ -106,7 +121,7 @@ try {
   others.push(await measure("app", app, "app 100% duplicates c=8", 8, duplicate));
   const peakRssMiB = Math.round(app.peakRssMiB());
 
-  const sum = (server: "app" | "peer", pick: (p: MeasuredPhase) => number) =>
+  const sum = (server: Server, pick: (p: MeasuredPhase) => number) =>
     alternating.filter((p) => p.server === server).reduce((s, p) => s + pick(p), 0);
   const appApplied = sum("app", (p) => p.applied);
   const peerApplied = sum("peer", (p) => p.applied);
@@ -119,12 +134,24 @@ try {
     peerCpuMicrosPerApplied: peerApplied ? Math.round(sum("peer", (p) => p.cpuMicros) / peerApplied) : null,
     l0Tps: l0 ? Math.round(l0.tps) : null,
   };
+  const bareApplied = sum("bare", (p) => p.applied);
+  const bareC8 = bare
+    ? {
+        appliedPerSec: Math.round(bareApplied / (rounds * seconds)),
+        p99: Math.max(...alternating.filter((p) => p.server === "bare").map((p) => p.p99)),
+        cpuMicrosPerApplied: bareApplied ? Math.round(sum("bare", (p) => p.cpuMicros) / bareApplied) : null,
+      }
+    : null;
   const ratios = {
     appOverPeerThroughput: ratio(c8.appAppliedPerSec, c8.peerAppliedPerSec),
     appOverL0Throughput: c8.l0Tps ? ratio(c8.appAppliedPerSec, c8.l0Tps) : null,
     appOverPeerCpuPerEvent:
       c8.appCpuMicrosPerApplied && c8.peerCpuMicrosPerApplied
         ? ratio(c8.appCpuMicrosPerApplied, c8.peerCpuMicrosPerApplied)
+        : null,
+    appOverBareCpuPerEvent:
+      c8.appCpuMicrosPerApplied && bareC8?.cpuMicrosPerApplied
+        ? ratio(c8.appCpuMicrosPerApplied, bareC8.cpuMicrosPerApplied)
         : null,
   };
 
@@ -151,6 +178,11 @@ try {
   console.log(
     `  peer ${c8.peerAppliedPerSec} applied/s, p99 ${c8.peerP99} ms, ${c8.peerCpuMicrosPerApplied} CPU µs/event`,
   );
+  if (bareC8)
+    console.log(
+      `  bare ${bareC8.appliedPerSec} applied/s, p99 ${bareC8.p99} ms, ${bareC8.cpuMicrosPerApplied} CPU µs/event` +
+        ` (the app's handler without Next: Next's route module adds ${c8.appCpuMicrosPerApplied! - bareC8.cpuMicrosPerApplied!} µs, app/bare ${ratios.appOverBareCpuPerEvent})`,
+    );
   console.log(
     `  ratios: app/peer throughput ${ratios.appOverPeerThroughput}, app/L0 throughput ${ratios.appOverL0Throughput}, app/peer CPU per event ${ratios.appOverPeerCpuPerEvent}`,
   );
@@ -163,10 +195,12 @@ try {
     l0,
     phases: [...alternating, ...others],
     c8,
+    bare: bareC8,
     ratios,
     peakRssMiB,
   });
 } finally {
+  await bare?.stop();
   await peer.stop();
   await app.stop();
 }

@@ -65,7 +65,7 @@ async function handleOnce(ev: KeyEvent): Promise<"applied" | "duplicate"> {
 
 const server = createServer((req, res) => {
   if (req.method !== "POST" || req.url !== "/api/webhooks/keys") {
-    res.writeHead(404).end();
+    res.writeHead(req.url === "/api/health" ? 200 : 404).end();
     return;
   }
   let raw = "";
@@ -92,9 +92,7 @@ const server = createServer((req, res) => {
     }
   });
 });
-server.listen(Number(process.env.PORT ?? 4960), "127.0.0.1", () =>
-  process.stdout.write(`{"port":${process.env.PORT ?? 4960}}\n`),
-);
+server.listen(Number(process.env.PORT ?? 4960), "127.0.0.1");
 const stop = () => server.close(() => pool.end().then(() => process.exit(0)));
 process.on("SIGTERM", stop);
 process.on("SIGINT", stop);

@@ -29,10 +29,14 @@ export type AppUnderTest = {
   stop: () => Promise<void>;
 };
 
-/** Ports of the benchmarks: BENCH_PORT (app), BENCH_PEER_PORT (the peer), BENCH_PG_PORT (PostgreSQL). */
+/**
+ * Ports of the benchmarks: BENCH_PORT (app), BENCH_PEER_PORT (the peer), BENCH_BARE_PORT (the
+ * app's handler behind bare node:http), BENCH_PG_PORT (PostgreSQL).
+ */
 export const BENCH_PORTS = {
   app: Number(process.env.BENCH_PORT ?? 4600),
   peer: Number(process.env.BENCH_PEER_PORT ?? 4601),
+  bare: Number(process.env.BENCH_BARE_PORT ?? 4602),
   pg: Number(process.env.BENCH_PG_PORT ?? 54349),
 };
 

@@ -1,36 +1,82 @@
-// Starts the baseline peer (bench/peer/consumer.ts) on its own database of the benchmark's
-// PostgreSQL, in its own process group so its CPU time can be read like the app's.
+// The baselines bench:ingest measures beside the app, each a server in its own process group (so
+// its CPU time can be read like the app's) on its own database of the benchmark's PostgreSQL:
+//   startPeer         the bare node:http + pg consumer (bench/peer/consumer.ts)
+//   startBareHandler  the app's route handler behind bare node:http (bench/peer/bare-handler.ts)
 import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import pg from "pg";
+import { withServerNodeOptions } from "../../scripts/server-node-options";
+import { applyMigrations } from "../../tooling/migrations/wasm-engine";
+import { BENCH_SECRET } from "./app-under-test";
 import type { LoadTarget } from "./load-phase";
 
 export type PeerUnderTest = LoadTarget & { pgid: number; stop: () => Promise<void> };
 
-export async function startPeer(options: { databaseUrl: string; port: number }): Promise<PeerUnderTest> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/peer/consumer.ts"], {
+export function startPeer(options: { databaseUrl: string; port: number }): Promise<PeerUnderTest> {
+  return startServerUnderTest({
+    ...options,
+    nodeArgs: ["--import", "tsx", "bench/peer/consumer.ts"],
+    env: {},
+    // The peer keeps no outcome column: every claimed event was applied.
+    outcomeSql: "SELECT 'applied' AS outcome, count(*) AS n FROM webhook_events",
+  });
+}
+
+/** The app's handler without Next, on `databaseUrl` (an empty database: migrated here). */
+export async function startBareHandler(options: { databaseUrl: string; port: number }): Promise<PeerUnderTest> {
+  await applyMigrations({ databaseUrl: options.databaseUrl });
+  return startServerUnderTest({
+    ...options,
+    // Resolved as the app's server modules are (server-only), with the app server's V8 flags.
+    nodeArgs: ["--conditions=react-server", "--import", "tsx", "bench/peer/bare-handler.ts"],
+    asAppServer: true,
+    env: {
+      WEBHOOK_SECRETS: BENCH_SECRET,
+      NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef",
+    },
+    outcomeSql: "SELECT outcome, count(*) AS n FROM processed_events GROUP BY outcome",
+  });
+}
+
+async function startServerUnderTest(options: {
+  databaseUrl: string;
+  port: number;
+  nodeArgs: string[];
+  env: Record<string, string>;
+  outcomeSql: string;
+  asAppServer?: boolean;
+}): Promise<PeerUnderTest> {
+  const env = { ...process.env, ...options.env, DATABASE_URL: options.databaseUrl, PORT: String(options.port) };
+  const child = spawn(process.execPath, options.nodeArgs, {
     detached: true,
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, DATABASE_URL: options.databaseUrl, PORT: String(options.port), NODE_ENV: "production" },
+    // stdout (a log line per event for the bare handler) goes where the app's goes: nowhere.
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...(options.asAppServer ? withServerNodeOptions(env) : env), NODE_ENV: "production" },
   });
-  await new Promise<void>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`the peer exited with ${code} before listening`)));
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      if (line.startsWith('{"port"')) resolve();
-    });
-  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const baseUrl = `http://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${options.nodeArgs.at(-1)} exited with ${child.exitCode}`);
+    if (
+      await fetch(`${baseUrl}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (Date.now() > deadline) throw new Error(`${options.nodeArgs.at(-1)} did not answer within 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 1 });
   return {
-    baseUrl: `http://127.0.0.1:${options.port}`,
+    baseUrl,
     pgid: child.pid!,
-    // The peer keeps no outcome column: every claimed event was applied.
     outcomeCounts: async () => {
-      const { rows } = await pool.query<{ n: string }>("SELECT count(*) AS n FROM webhook_events");
-      return { applied: Number(rows[0]!.n) };
+      const { rows } = await pool.query<{ outcome: string; n: string }>(options.outcomeSql);
+      return Object.fromEntries(rows.map((r) => [r.outcome, Number(r.n)]));
     },
     stop: async () => {
       await pool.end();
-      const exited = new Promise((resolve) => child.once("exit", resolve));
       try {
         process.kill(-child.pid!, "SIGTERM");
       } catch {
