@@ -14,6 +14,7 @@ import "server-only";
 // commits (ALERT_SWEEP_INTERVAL_MS). The fold and the watermark move commit together.
 import type { Db } from "../db";
 import { CANARY_TENANT_ID } from "../readiness/canary";
+import { writersStillOpen } from "../watermarks/writers-still-open";
 import { raiseAlert, resolveAlerts } from "./upsert-alert";
 
 export const QUARANTINE_KIND = "quarantine";
@@ -45,12 +46,7 @@ export async function sweepQuarantine(
     let foldedId = mark!.folded_id;
     let groups = 0;
     if (mark!.pending_id !== null && mark!.pending_at !== null && mark!.pending_id > mark!.folded_id) {
-      const [open] = await tx.$queryRaw<{ open: boolean }[]>`
-        SELECT EXISTS (
-          SELECT 1 FROM pg_stat_activity
-          WHERE datname = current_database() AND pid <> pg_backend_pid()
-            AND xact_start IS NOT NULL AND xact_start <= ${mark!.pending_at}::timestamptz) AS open`;
-      if (open!.open) {
+      if (await writersStillOpen(tx, mark!.pending_at)) {
         // An older transaction may still commit a lower id: fold next time.
         waiting = true;
         return 0;

@@ -13,6 +13,7 @@ import "server-only";
 // The purge subtracts what it deletes at or below folded_id in the same statement, holding the
 // watermark row FOR SHARE while a fold holds it FOR UPDATE (purge-batches.ts).
 import { prisma, type Db } from "../db";
+import { writersStillOpen } from "../watermarks/writers-still-open";
 import { COUNTED_ROW, HOUR_OF_RECEIVED_AT, ROLLUP_SOURCES, type RollupSource } from "./rollup-sources";
 
 export type FoldResult = { source: RollupSource; bucketsTouched: number; foldedId: bigint; waiting: boolean };
@@ -41,14 +42,7 @@ async function foldOne(source: RollupSource, db: Db): Promise<FoldResult> {
       let waiting = false;
       if (mark.pending_id !== null && mark.pending_at !== null && mark.pending_id > mark.folded_id) {
         // A new statement after the lock: its snapshot sees every purge that committed before us.
-        const [open] = await tx.$queryRawUnsafe<{ open: boolean }[]>(
-          `SELECT EXISTS (
-             SELECT 1 FROM pg_stat_activity
-             WHERE datname = current_database() AND pid <> pg_backend_pid()
-               AND xact_start IS NOT NULL AND xact_start <= $1::timestamptz) AS open`,
-          mark.pending_at,
-        );
-        if (open!.open) {
+        if (await writersStillOpen(tx, mark.pending_at)) {
           waiting = true;
         } else {
           const okColumn = source === "receipts" ? ", ok_rows" : "";
