@@ -5,7 +5,7 @@
 //   peer  the bare node:http + pg consumer (bench/peer/consumer.ts), same event stream
 //   app   Keyhook, signed unique events
 //   bare  with BENCH_BARE_HANDLER=1: the app's own route handler behind bare node:http, without
-//         Next (bench/peer/bare-handler.ts): app − bare is what Next's route module adds
+//         Next (test/support/ingest-server.ts): app − bare is what Next's route module adds
 // App and peer (and bare) alternate at c=8 (BENCH_ROUNDS rounds) so a noisy neighbour hits all; CPU time of
 // each server's process group is read from /proc over each measured phase and divided by the
 // events it applied. Then c=1 and c=32 for the app, and 100 % duplicates.
@@ -123,25 +123,27 @@ try {
 
   const sum = (server: Server, pick: (p: MeasuredPhase) => number) =>
     alternating.filter((p) => p.server === server).reduce((s, p) => s + pick(p), 0);
-  const appApplied = sum("app", (p) => p.applied);
-  const peerApplied = sum("peer", (p) => p.applied);
+  // One server's alternating c=8 phases, summed.
+  const summarize = (server: Server) => {
+    const applied = sum(server, (p) => p.applied);
+    return {
+      appliedPerSec: Math.round(applied / (rounds * seconds)),
+      p99: Math.max(...alternating.filter((p) => p.server === server).map((p) => p.p99)),
+      cpuMicrosPerApplied: applied ? Math.round(sum(server, (p) => p.cpuMicros) / applied) : null,
+    };
+  };
+  const appC8 = summarize("app");
+  const peerC8 = summarize("peer");
   const c8 = {
-    appAppliedPerSec: Math.round(appApplied / (rounds * seconds)),
-    peerAppliedPerSec: Math.round(peerApplied / (rounds * seconds)),
-    appP99: Math.max(...alternating.filter((p) => p.server === "app").map((p) => p.p99)),
-    peerP99: Math.max(...alternating.filter((p) => p.server === "peer").map((p) => p.p99)),
-    appCpuMicrosPerApplied: appApplied ? Math.round(sum("app", (p) => p.cpuMicros) / appApplied) : null,
-    peerCpuMicrosPerApplied: peerApplied ? Math.round(sum("peer", (p) => p.cpuMicros) / peerApplied) : null,
+    appAppliedPerSec: appC8.appliedPerSec,
+    peerAppliedPerSec: peerC8.appliedPerSec,
+    appP99: appC8.p99,
+    peerP99: peerC8.p99,
+    appCpuMicrosPerApplied: appC8.cpuMicrosPerApplied,
+    peerCpuMicrosPerApplied: peerC8.cpuMicrosPerApplied,
     l0Tps: l0 ? Math.round(l0.tps) : null,
   };
-  const bareApplied = sum("bare", (p) => p.applied);
-  const bareC8 = bare
-    ? {
-        appliedPerSec: Math.round(bareApplied / (rounds * seconds)),
-        p99: Math.max(...alternating.filter((p) => p.server === "bare").map((p) => p.p99)),
-        cpuMicrosPerApplied: bareApplied ? Math.round(sum("bare", (p) => p.cpuMicros) / bareApplied) : null,
-      }
-    : null;
+  const bareC8 = bare ? summarize("bare") : null;
   const ratios = {
     appOverPeerThroughput: ratio(c8.appAppliedPerSec, c8.peerAppliedPerSec),
     appOverL0Throughput: c8.l0Tps ? ratio(c8.appAppliedPerSec, c8.l0Tps) : null,

@@ -7,6 +7,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../tooling/dev/
 import { applyMigrations } from "../../tooling/migrations/wasm-engine";
 import { processTree, treeCpuSeconds } from "./process-cpu";
 import { freshEmptyDatabase } from "./fresh-database";
+import { waitUntilHealthy } from "./wait-until-healthy";
 
 /** The secret every benchmark signs with (not a real one). */
 export const BENCH_SECRET = "whsec_" + Buffer.from("keyhook-benchmark-secret-0123456789").toString("base64");
@@ -100,17 +101,7 @@ export async function startAppUnderTest(options: {
     },
   });
   const baseUrl = `http://127.0.0.1:${options.port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (app.exitCode !== null) throw new Error(`the app exited with ${app.exitCode} before it was healthy`);
-    const healthy = await fetch(`${baseUrl}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (healthy) break;
-    if (Date.now() > deadline) throw new Error("the app did not become healthy within 60 s");
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  await waitUntilHealthy(app, baseUrl, "the app");
 
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   return {

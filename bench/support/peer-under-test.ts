@@ -1,13 +1,15 @@
 // The baselines bench:ingest measures beside the app, each a server in its own process group (so
 // its CPU time can be read like the app's) on its own database of the benchmark's PostgreSQL:
 //   startPeer         the bare node:http + pg consumer (bench/peer/consumer.ts)
-//   startBareHandler  the app's route handler behind bare node:http (bench/peer/bare-handler.ts)
+//   startBareHandler  the app's route handler behind bare node:http, without Next
+//                     (test/support/ingest-server.ts, which the fault tests run too)
 import { spawn } from "node:child_process";
 import pg from "pg";
 import { withServerNodeOptions } from "../../scripts/server-node-options";
 import { applyMigrations } from "../../tooling/migrations/wasm-engine";
 import { BENCH_SECRET } from "./app-under-test";
 import type { LoadTarget } from "./load-phase";
+import { waitUntilHealthy } from "./wait-until-healthy";
 
 export type PeerUnderTest = LoadTarget & { pgid: number; stop: () => Promise<void> };
 
@@ -27,9 +29,10 @@ export async function startBareHandler(options: { databaseUrl: string; port: num
   return startServerUnderTest({
     ...options,
     // Resolved as the app's server modules are (server-only), with the app server's V8 flags.
-    nodeArgs: ["--conditions=react-server", "--import", "tsx", "bench/peer/bare-handler.ts"],
+    nodeArgs: ["--conditions=react-server", "--import", "tsx", "test/support/ingest-server.ts"],
     asAppServer: true,
     env: {
+      INGEST_SERVER_PORT: String(options.port),
       WEBHOOK_SECRETS: BENCH_SECRET,
       NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef",
     },
@@ -48,25 +51,13 @@ async function startServerUnderTest(options: {
   const env = { ...process.env, ...options.env, DATABASE_URL: options.databaseUrl, PORT: String(options.port) };
   const child = spawn(process.execPath, options.nodeArgs, {
     detached: true,
-    // stdout (a log line per event for the bare handler) goes where the app's goes: nowhere.
+    // stdout (the bare handler's log line per event) goes where the app's goes: nowhere.
     stdio: ["ignore", "ignore", "inherit"],
     env: { ...(options.asAppServer ? withServerNodeOptions(env) : env), NODE_ENV: "production" },
   });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const baseUrl = `http://127.0.0.1:${options.port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${options.nodeArgs.at(-1)} exited with ${child.exitCode}`);
-    if (
-      await fetch(`${baseUrl}/api/health`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (Date.now() > deadline) throw new Error(`${options.nodeArgs.at(-1)} did not answer within 60 s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitUntilHealthy(child, baseUrl, options.nodeArgs.at(-1)!);
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 1 });
   return {
     baseUrl,
