@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # The deployable image: the standalone folder (.next/standalone) and Node, nothing else.
 # Each step is a command CI runs outside a container (.ci/run → npm test → npm run test:deploy):
-#   npm ci → npm run build (next build + scripts/build-standalone.ts) → node keyhook-start.mjs
+#   npm ci → npm run build (next build + server/build-standalone.ts) → node keyhook-start.mjs
 # from a copy of .next/standalone. Not built here: these machines have no container engine.
 
 # The runtime: Node 24 LTS, the release in .node-version (a guard test keeps the two equal; CI runs
@@ -22,7 +22,7 @@ RUN npm run build
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000
-# V8's young generation kept small, as `npm start` runs the server (scripts/server-node-options.ts
+# V8's young generation kept small, as `npm start` runs the server (server/server-node-options.ts
 # says why; a guard test keeps this equal to it).
 ENV NODE_OPTIONS=--max-semi-space-size=8
 # The traced node_modules, .next, static files, migrations, the wasm schema engine and the two

@@ -2,7 +2,7 @@
 // - Tracing is opt-in: without OTEL_EXPORTER_OTLP_ENDPOINT nothing is loaded (no SDK, no
 //   exporter), and lib/tracing.ts's spans are the API's no-ops.
 // - The app's Prisma pools are closed by the production server after a SIGTERM drain
-//   (scripts/serve.ts runs lib/shutdown-hooks.ts), not by Next.
+//   (server/serve.ts runs lib/shutdown-hooks.ts), not by Next.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { env } = await import("./lib/env");

@@ -5,7 +5,7 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   typedRoutes: false,
   // One deployable folder (.next/standalone) with the node_modules the server needs and no dev
-  // dependencies; scripts/build-standalone.ts completes it (static files, migrations, entries).
+  // dependencies; server/build-standalone.ts completes it (static files, migrations, entries).
   output: "standalone",
 };
 

@@ -1,5 +1,5 @@
 // `npm run bench:dashboard`: every dashboard page's server time at scale, and the CSV export's
-// memory. Fills (bench/support/fill-scale.ts; BENCH_CLAIMS, BENCH_RECEIPTS, BENCH_DISTRICTS,
+// memory. Fills (test/support/fill-scale.ts; BENCH_CLAIMS, BENCH_RECEIPTS, BENCH_DISTRICTS,
 // default 1,000,000 / 1,000,000 / 1,000; the issue's scale is 10,000,000 / 10,000,000 / 100,000),
 // folds the rollups once (timed), signs in as the platform admin through next-auth's own flow and
 // times BENCH_REQUESTS (20) sequential full GETs per page (the whole streamed body) after 3
@@ -16,7 +16,7 @@ import os from "node:os";
 import { BENCH_PORTS, startAppUnderTest } from "./support/app-under-test";
 import { signInCookie, timePage, type RenderTiming } from "./support/dashboard-render";
 import { runLedgerExport } from "./support/export-run";
-import { BIG_DISTRICT, fillScale, type FillTimings } from "./support/fill-scale";
+import { BIG_DISTRICT, fillScale, type FillTimings } from "../test/support/fill-scale";
 import { writeResult } from "./support/results";
 
 const scale = {
@@ -74,7 +74,7 @@ try {
   process.env.LOG_LEVEL ??= "warn";
   const { foldRollups } = await import("../lib/rollups/fold-rollups");
   const { disconnectDb } = await import("../lib/db");
-  const { pageQueries, pagingPaths } = await import("./support/page-queries");
+  const { pageQueries, pagingPaths } = await import("../test/support/page-queries");
   const foldStarted = performance.now();
   await foldRollups();
   await foldRollups();

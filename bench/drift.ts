@@ -20,7 +20,7 @@ import os from "node:os";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
 import { startIngestServer } from "../test/support/child-process";
-import { startSimulator } from "../test/provider/support/simulator";
+import { startSimulator } from "../test/support/simulator";
 import { DEV_PROVIDER_API_KEY } from "../lib/env";
 import type { DriftRunSummary } from "../lib/drift/drift-runs";
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";

@@ -15,7 +15,7 @@ import os from "node:os";
 import { BENCH_PORTS, startAppUnderTest } from "./support/app-under-test";
 import { signInCookie } from "./support/dashboard-render";
 import { runLedgerExport } from "./support/export-run";
-import { fillScale } from "./support/fill-scale";
+import { fillScale } from "../test/support/fill-scale";
 import { writeResult } from "./support/results";
 
 const scale = {

@@ -1,5 +1,5 @@
 // `node --conditions=react-server --import tsx bench/profile-ingest.ts [--cpu-prof]`: runs the
-// production server `npm start` runs (scripts/serve.ts, so node flags reach the server process)
+// production server `npm start` runs (server/serve.ts, so node flags reach the server process)
 // under 8 connections of signed unique events for 8 s; with --cpu-prof writes a V8 CPU profile
 // to bench/results/profiles/ and prints where its self time went (bench/support/summarize-profile.ts).
 // Prints req/s and p99. Ports: BENCH_APP_PORT (4602), BENCH_PG_PORT (54349).
@@ -27,7 +27,7 @@ const nodeArgs = profile ? ["--cpu-prof", "--cpu-prof-dir=bench/results/profiles
 // As `npm start` runs it: the bundled server when the build has one (scripts/boot.ts).
 const serverArgs = existsSync(".next/keyhook-serve.mjs")
   ? [".next/keyhook-serve.mjs"]
-  : ["--import", "tsx", "scripts/serve.ts"];
+  : ["--import", "tsx", "server/serve.ts"];
 const next = spawn(process.execPath, [...nodeArgs, ...serverArgs], {
   stdio: ["ignore", "ignore", "inherit"],
   env: {

@@ -1,6 +1,6 @@
 // `npm run bench:purge`: one night's purge at scale next to live ingest (issue 15). Prints figures,
 // asserts nothing.
-//   0. the database: the dashboard benchmark's fill (bench/support/fill-scale.ts, 10,000,000 claims
+//   0. the database: the dashboard benchmark's fill (test/support/fill-scale.ts, 10,000,000 claims
 //      + 10,000,000 receipts over 14 days, 100,000 districts) in .data/bench-postgres, reused when
 //      its label matches (a copy of another worktree's fill works: see README), else filled here;
 //   1. picks the night: `now` = the oldest claim + the 14-day window + BENCH_PURGE_HOURS (24), with
@@ -32,7 +32,7 @@ import { applyMigrations } from "../tooling/migrations/wasm-engine";
 import { startIngestServer } from "../test/support/child-process";
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";
 import { runIngestLoadUntil } from "./support/load-phase";
-import { fillScale } from "./support/fill-scale";
+import { fillScale } from "../test/support/fill-scale";
 import { watchActivity, type ActivityReport } from "./support/pg-activity";
 import { dropSaved, hasSavedDay, restoreDay, saveDay } from "./support/purge-day";
 import { writeResult } from "./support/results";

@@ -14,9 +14,9 @@ const SOURCES = [
   "proxy.ts",
   "instrumentation.ts",
   "next.config.ts",
-  "scripts/build-standalone.ts",
-  "scripts/standalone-start.ts",
-  "scripts/production-server.ts",
+  "server/build-standalone.ts",
+  "server/standalone-start.ts",
+  "server/production-server.ts",
   "prisma",
   "postcss.config.mjs",
   "package.json",
@@ -48,7 +48,7 @@ if (builtAt > changedAt && process.env.E2E_FORCE_BUILD !== "1") {
   });
   if (result.status !== 0) process.exit(result.status ?? 1);
   // The deployable folder (.next/standalone) is completed as `npm run build` does.
-  const standalone = spawnSync(process.execPath, ["--import", "tsx", "scripts/build-standalone.ts"], {
+  const standalone = spawnSync(process.execPath, ["--import", "tsx", "server/build-standalone.ts"], {
     stdio: "inherit",
   });
   if (standalone.status !== 0) process.exit(standalone.status ?? 1);

@@ -14,7 +14,7 @@ import path from "node:path";
 import { DEV_PROVIDER_API_KEY, DEV_WEBHOOK_SECRET } from "../lib/env";
 import { createProviderClient } from "../lib/provider/client";
 import { seededRandom } from "../simulator/faults";
-import { startSimulator, type SimulatorStats } from "../test/provider/support/simulator";
+import { startSimulator, type SimulatorStats } from "../test/support/simulator";
 import { createAppProcess } from "./app-process";
 import { snapshotProductionBuild } from "./build-snapshot";
 import { checkHistory, violations } from "./check-history";

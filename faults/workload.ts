@@ -2,7 +2,7 @@
 // pace, in small batches through POST /_sim/emit, so the run lasts long enough for the nemesis to
 // strike many times while deliveries are in flight. Every event has a unique id; the simulator
 // itself adds the duplicates, reordering, lost responses and retries.
-import type { SimulatorProcess } from "../test/provider/support/simulator";
+import type { SimulatorProcess } from "../test/support/simulator";
 
 const TICK_MS = 250;
 

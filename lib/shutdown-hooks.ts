@@ -1,5 +1,5 @@
 // What must be closed when a replica stops (the Prisma pools, the span exporter), registered by
-// the code that opened it and run by the production server (scripts/serve.ts) after the last
+// the code that opened it and run by the production server (server/serve.ts) after the last
 // request in flight has been answered. Kept on globalThis: Next bundles the app's copy of this
 // module separately from the server's, and both must see one list.
 type ShutdownHook = { name: string; run: () => Promise<void> | void };

@@ -1,6 +1,6 @@
 // The launcher behind `npm run dev` (boot.ts dev) and `npm start` (boot.ts start):
 //   settings → database (embedded PostgreSQL when DATABASE_URL is unset) → migrations →
-//   demo seed (dev only) → `next dev`, or for start the production server of scripts/serve.ts
+//   demo seed (dev only) → `next dev`, or for start the production server of server/serve.ts
 //   (Next's custom-server API; drains requests in flight on SIGTERM), with DATABASE_URL set.
 // It owns the lifecycle so that `next build` never needs a database and a dev-server restart
 // does not restart PostgreSQL. On SIGINT/SIGTERM it stops Next first, then PostgreSQL, and
@@ -16,7 +16,7 @@ import { startOrphanGuard } from "../tooling/dev/orphan-guard";
 import { prepareDatabase, type PreparedDatabase } from "../tooling/dev/prepare-database";
 import { startDevCompanions, type DevCompanions } from "../tooling/dev/dev-companions";
 import { DEMO_PASSWORD, DEMO_USERS } from "../lib/auth/demo-users";
-import { withServerNodeOptions } from "./server-node-options";
+import { withServerNodeOptions } from "../server/server-node-options";
 
 type Mode = "dev" | "start";
 
@@ -118,7 +118,7 @@ async function boot(): Promise<void> {
   // Without the react-server condition: Next resolves React's server build where it needs it.
   // `npm start`: the server bundled with the build (.next/keyhook-serve.mjs, plain JavaScript:
   // under tsx's loader hooks every import() Next makes per request costs a round trip to tsx's
-  // hooks thread), else scripts/serve.ts through tsx. The source is found beside this file, not
+  // hooks thread), else server/serve.ts through tsx. The source is found beside this file, not
   // under the working directory: the build served is the one in the working directory
   // (`.next`), which may be a copy holding nothing else (faults/build-snapshot.ts).
   const bundledServer = path.resolve(".next", "keyhook-serve.mjs");

@@ -5,7 +5,7 @@
 //                     (test/support/ingest-server.ts, which the fault tests run too)
 import { spawn } from "node:child_process";
 import pg from "pg";
-import { withServerNodeOptions } from "../../scripts/server-node-options";
+import { withServerNodeOptions } from "../../server/server-node-options";
 import { applyMigrations } from "../../tooling/migrations/wasm-engine";
 import { BENCH_SECRET } from "./app-under-test";
 import type { LoadTarget } from "./load-phase";

@@ -29,7 +29,7 @@ const AREAS: [string, (url: string, name: string) => boolean][] = [
     (u) => /internal\/(streams|http|net|stream_base)|node:_http|node:net|^node:http/.test(u),
   ],
   ["other node internals", (u) => u.startsWith("node:")],
-  ["keyhook (lib/, app/, scripts/)", (u) => /\/(lib|app|scripts)\//.test(u)],
+  ["keyhook (lib/, app/, server/)", (u) => /\/(lib|app|server)\//.test(u)],
   ["other", () => true],
 ];
 

@@ -6,7 +6,7 @@ import { prisma } from "@/lib/db";
 import { runDriftCheck, type DriftProvider } from "@/lib/drift/run-drift-check";
 import { DEV_PROVIDER_API_KEY } from "@/lib/env";
 import { createProviderClient, type ProviderAttemptInfo } from "@/lib/provider/client";
-import { startSimulator, type SimulatorProcess } from "../provider/support/simulator";
+import { startSimulator, type SimulatorProcess } from "../support/simulator";
 import { deliver, keyEvent } from "../support/webhooks";
 
 const KEYS = 100_000;

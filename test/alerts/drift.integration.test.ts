@@ -14,7 +14,7 @@ import { DEV_PROVIDER_API_KEY } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
 import { processOutbox } from "@/lib/outbox/process-outbox";
 import { createProviderClient, type ProviderClient } from "@/lib/provider/client";
-import { startSimulator, type SimulatorProcess } from "../provider/support/simulator";
+import { startSimulator, type SimulatorProcess } from "../support/simulator";
 import { resetDatabase } from "../support/state";
 import { deliver, keyEvent } from "../support/webhooks";
 

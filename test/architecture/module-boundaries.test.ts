@@ -1,5 +1,6 @@
 // The module boundaries, checked on the import graph of the sources (static and dynamic imports):
-// UI components never reach the database client, and the domain never reaches the tooling.
+// UI components never reach the database client, the domain never reaches the tooling, and the
+// tests never reach the benchmarks (one test-support folder, test/support/, that bench/ imports).
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -61,6 +62,11 @@ describe("module boundaries", () => {
   it("the domain (lib/) and the app (app/) never reach the tooling (tooling/)", () => {
     const entries = [...sourceFiles("lib"), ...sourceFiles("app")];
     expect(violations(entries, (file) => file.startsWith(`tooling${path.sep}`))).toEqual([]);
+  });
+
+  it("tests never import the benchmarks: bench/ uses test/support/, not the reverse", () => {
+    const entries = [...sourceFiles("test"), ...sourceFiles("e2e"), ...sourceFiles("faults")];
+    expect(violations(entries, (file) => file.startsWith(`bench${path.sep}`))).toEqual([]);
   });
 
   it("the check sees a violation: get-overview.ts reaches lib/db.ts", () => {

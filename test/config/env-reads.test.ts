@@ -16,9 +16,9 @@ const TOOLING_READERS: Record<string, string> = {
   "scripts/event.ts": "hands the environment to parseEnv",
   "scripts/alerts.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts (like purge)",
   "scripts/readiness.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts (like purge)",
-  "scripts/serve.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",
-  "scripts/standalone-start.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",
-  "scripts/production-server.ts":
+  "server/serve.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",
+  "server/standalone-start.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",
+  "server/production-server.ts":
     "sets Next's __NEXT_PRIVATE_STANDALONE_CONFIG (the built config), as the standalone server.js does",
   "tooling/dev/embedded-postgres.ts": "passes the environment on to the PostgreSQL child process",
 };
@@ -38,8 +38,8 @@ describe("one environment reader", () => {
     expect(readers).toEqual(["lib/env.ts"]);
   });
 
-  it("in scripts/ and tooling/, only the listed tools read it", () => {
-    const readers = sources(["scripts", "tooling"]).filter(readsEnv).sort();
+  it("in scripts/, server/ and tooling/, only the listed tools read it", () => {
+    const readers = sources(["scripts", "server", "tooling"]).filter(readsEnv).sort();
     expect(readers).toEqual(Object.keys(TOOLING_READERS).sort());
   });
 });

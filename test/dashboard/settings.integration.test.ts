@@ -11,7 +11,7 @@ import { ProviderHttpError } from "@/lib/provider/errors";
 import { getRegisteredHookId, HOOK_URL_SETTING } from "@/lib/provider/webhook-registration";
 import { getPlatformSettings, type ReachabilityProbe } from "@/lib/settings/get-platform-settings";
 import { registerWebhook } from "@/lib/settings/register-webhook";
-import { startSimulator, type SimulatorProcess } from "../provider/support/simulator";
+import { startSimulator, type SimulatorProcess } from "../support/simulator";
 import { resetDatabase } from "../support/state";
 
 const OLD_SECRET = "whsec_b2xkLXNpZ25pbmctc2VjcmV0LWZvci10ZXN0cy1vbmx5";

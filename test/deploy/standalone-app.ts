@@ -11,7 +11,7 @@ import { createInterface } from "node:readline";
 import pg from "pg";
 import { inject } from "vitest";
 import { TEST_SECRET } from "../support/webhooks";
-import { SERVER_NODE_OPTIONS } from "../../scripts/server-node-options";
+import { SERVER_NODE_OPTIONS } from "../../server/server-node-options";
 import { buildKeyEvent, signDelivery, type KeyEventInput } from "@/lib/provider/signed-delivery";
 
 const ARTIFACT = path.resolve(".next/standalone");
@@ -73,7 +73,7 @@ export async function startArtifact(options: {
   env?: Record<string, string>;
 }): Promise<RunningArtifact> {
   // Only what a container would be given: no NODE_PATH, nothing of the runner's; NODE_OPTIONS as
-  // the image sets it (the Dockerfile's ENV, scripts/server-node-options.ts).
+  // the image sets it (the Dockerfile's ENV, server/server-node-options.ts).
   const env: NodeJS.ProcessEnv = {
     NODE_ENV: "production",
     NODE_OPTIONS: SERVER_NODE_OPTIONS,

@@ -78,8 +78,8 @@ describe("standalone artifact", () => {
   });
 
   it("answers the webhook path from the route's module directly, and the same through Next's router", async () => {
-    // scripts/production-server.ts runs exactly /api/webhooks/keys through the route's module
-    // (scripts/route-module-direct.ts); with a query string the path goes through Next's router to
+    // server/production-server.ts runs exactly /api/webhooks/keys through the route's module
+    // (server/route-module-direct.ts); with a query string the path goes through Next's router to
     // the same route handler.
     expect(app.output.filter((line) => line.includes("goes through Next's router"))).toEqual([]);
     expect(app.output.filter((line) => line.includes("goes through its route's entrypoint"))).toEqual([]);

@@ -11,8 +11,8 @@ import { processOutbox } from "@/lib/outbox/process-outbox";
 import { createProviderClient } from "@/lib/provider/client";
 import { waitUntil } from "../support/child-process";
 import { resetDatabase } from "../support/state";
-import { startSimulator, type SimulatorProcess } from "../provider/support/simulator";
-import { startWorker, type WorkerProcess } from "../provider/support/worker";
+import { startSimulator, type SimulatorProcess } from "../support/simulator";
+import { startWorker, type WorkerProcess } from "../support/worker";
 
 type ApiCalls = { calls: { path: string; status: number; replayed: boolean }[] };
 type Truth = { tenants: { id: string; sequence: number; keys: { id: string; status: string }[] }[] };

@@ -11,7 +11,7 @@ import { enqueueOutbox } from "@/lib/outbox/enqueue-outbox";
 import { processOutbox } from "@/lib/outbox/process-outbox";
 import { ensureWebhookRegistered } from "@/lib/provider/webhook-registration";
 import { startIngestServer, waitUntil, type RunningServer } from "../support/child-process";
-import { startSimulator, type SimulatorProcess, type SimulatorStats } from "./support/simulator";
+import { startSimulator, type SimulatorProcess, type SimulatorStats } from "../support/simulator";
 
 const EVENTS = 1_000;
 const TENANTS = 20;

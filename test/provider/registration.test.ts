@@ -6,7 +6,7 @@ import { DEV_PROVIDER_API_KEY } from "@/lib/env";
 import { createProviderClient } from "@/lib/provider/client";
 import { getRegisteredHookId, ensureWebhookRegistered, HOOK_ID_SETTING } from "@/lib/provider/webhook-registration";
 import { resetDatabase } from "../support/state";
-import { startSimulator, type SimulatorProcess } from "./support/simulator";
+import { startSimulator, type SimulatorProcess } from "../support/simulator";
 
 let sim: SimulatorProcess;
 const client = () => createProviderClient({ baseUrl: sim.url, apiKey: DEV_PROVIDER_API_KEY, sleep: async () => {} });

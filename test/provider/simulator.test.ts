@@ -10,7 +10,7 @@ import { DEV_PROVIDER_API_KEY, DEV_WEBHOOK_SECRET } from "@/lib/env";
 import { createProviderClient, type ProviderClient } from "@/lib/provider/client";
 import { DEFAULT_RETRY_SCHEDULE_MS } from "@/simulator/config";
 import { waitUntil } from "../support/child-process";
-import { startSimulator, type SimulatorProcess } from "./support/simulator";
+import { startSimulator, type SimulatorProcess } from "../support/simulator";
 
 const TIME_SCALE = 100_000; // the whole 42-hour schedule in about 1.5 s
 

@@ -7,8 +7,8 @@ import { getRegisteredHookId } from "@/lib/provider/webhook-registration";
 import { signDelivery } from "@/lib/provider/signed-delivery";
 import { keyEvent, TEST_SECRET } from "../support/webhooks";
 import { startIngestServer, waitUntil, type RunningServer } from "../support/child-process";
-import { startSimulator, type SimulatorProcess } from "../provider/support/simulator";
-import { startWorker, type WorkerProcess } from "../provider/support/worker";
+import { startSimulator, type SimulatorProcess } from "../support/simulator";
+import { startWorker, type WorkerProcess } from "../support/worker";
 
 /** Short, so the forced failure takes a fraction of a second; the app and the check agree on it. */
 export const INGEST_TX_TIMEOUT_MS = "1000";

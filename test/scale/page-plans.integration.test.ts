@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { foldRollups } from "@/lib/rollups/fold-rollups";
-import { fillScale } from "../../bench/support/fill-scale";
-import { pageQueries } from "../../bench/support/page-queries";
+import { fillScale } from "../support/fill-scale";
+import { pageQueries } from "../support/page-queries";
 
 const SCALE = { claims: 200_000, receipts: 200_000, districts: 20_000, auditRows: 50_000 };
 const BIG_TABLES = ["processed_events", "receipts", "tenants", "api_keys", "audit_log"];

@@ -2,7 +2,7 @@
 //   - the provider simulator (simulator/main.ts) on PROVIDER_URL's port, starting the demo
 //     districts from the demo seed and streaming realistic key events for them, with a few
 //     duplicates, reorderings and lost responses so the dashboard has something to show;
-//   - the worker (scripts/worker.ts), which registers our webhook at the provider (idempotently)
+//   - the worker (server/worker.ts), which registers our webhook at the provider (idempotently)
 //     and sends the outbox.
 // `npm start` runs neither unless KEYHOOK_WITH_SIMULATOR=1 (both) or KEYHOOK_WITH_WORKER=1 (the
 // worker only); KEYHOOK_WITH_SIMULATOR=0 keeps the simulator out of `npm run dev` (a real
@@ -55,7 +55,7 @@ export function startDevCompanions(options: {
   }
   if (withWorker) {
     children.push(
-      startChild("scripts/worker.ts", {
+      startChild("server/worker.ts", {
         PROVIDER_WEBHOOK_URL: `http://127.0.0.1:${options.appPort}/api/webhooks/keys`,
         ...options.env,
         KEYHOOK_EXIT_WITH_PARENT: "1",

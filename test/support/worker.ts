@@ -1,10 +1,10 @@
-// Runs `scripts/worker.ts` as a real process (so a test can SIGKILL it mid-send).
+// Runs `server/worker.ts` as a real process (so a test can SIGKILL it mid-send).
 import { spawn, type ChildProcess } from "node:child_process";
 
 export type WorkerProcess = { child: ChildProcess; output: string[]; kill: (signal?: NodeJS.Signals) => Promise<void> };
 
 export function startWorker(env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/worker.ts"], {
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "server/worker.ts"], {
     env: { ...process.env, LOG_LEVEL: "info", OUTBOX_POLL_INTERVAL_MS: "20", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

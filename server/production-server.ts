@@ -1,5 +1,5 @@
-// The production HTTP server, shared by `npm start` (scripts/serve.ts) and the standalone
-// artifact (scripts/standalone-start.ts). Next's own server (`next start`, standalone server.js)
+// The production HTTP server, shared by `npm start` (server/serve.ts) and the standalone
+// artifact (server/standalone-start.ts). Next's own server (`next start`, standalone server.js)
 // answers SIGTERM by closing the listener, waiting without bound for open connections and
 // exiting 143, and never closes our pools. Next's documented custom-server API (`next()`) lets
 // us own the http.Server instead, so on SIGTERM/SIGINT a replica:
@@ -10,7 +10,7 @@
 //   3. closes Next, then runs lib/shutdown-hooks.ts (the Prisma pools, the span exporter);
 //   4. exits 0, or 1 when the bound expired with requests still running.
 // With `workers` > 1 (WEB_CONCURRENCY) this process is only the cluster primary and each of its
-// workers runs the server above (scripts/server-cluster.ts).
+// workers runs the server above (server/server-cluster.ts).
 import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -69,7 +69,7 @@ export async function startProductionServer(options: ProductionServerOptions): P
   });
   await app.prepare();
   const handle = app.getRequestHandler();
-  // The webhook path goes straight to its route's built entrypoint (scripts/route-entrypoint.ts,
+  // The webhook path goes straight to its route's built entrypoint (server/route-entrypoint.ts,
   // docs/decisions/0011-ingest-cpu.md); everything else, and the webhook path with a query string or
   // a trailing slash, through Next's router.
   const webhook = loadRouteEntrypoint(options.dir, `${WEBHOOK_PATH}/route`);
@@ -77,7 +77,7 @@ export async function startProductionServer(options: ProductionServerOptions): P
   // As Next's router keys its context (render404, the config) for the route module to find.
   const requestMeta = { relativeProjectDir: path.relative(process.cwd(), options.dir) };
   // Cheaper still: the route's module run directly, without the entrypoint's per-request
-  // preparation for routes this one is not (scripts/route-module-direct.ts, decision 0013).
+  // preparation for routes this one is not (server/route-module-direct.ts, decision 0013).
   const direct = webhook.handler
     ? await loadDirectRoute({
         dir: options.dir,

@@ -1,5 +1,5 @@
 // The server process `npm start` runs (scripts/boot.ts start spawns it once the database is
-// migrated): the production build in ./.next, served by scripts/production-server.ts. Started
+// migrated): the production build in ./.next, served by server/production-server.ts. Started
 // without the react-server condition, as Next must be.
 import { parseEnv } from "../lib/env";
 import { startProductionServer } from "./production-server";

@@ -1,6 +1,6 @@
 // WEB_CONCURRENCY=N (N > 1): the process `npm start` / `node keyhook-start.mjs` runs becomes a
 // node:cluster primary that serves nothing itself (it never loads Next) and keeps N workers, each
-// a complete production server (scripts/production-server.ts) with its own Prisma pool, sharing
+// a complete production server (server/production-server.ts) with its own Prisma pool, sharing
 // the port (the primary accepts connections and hands them out round-robin).
 //   - A worker that dies after it was listening is replaced; one that dies before it ever listened
 //     (a bad build, the port taken) would die again: the primary stops the others and exits 1.

@@ -1,5 +1,5 @@
 // The webhook route's App Router route module, run directly: what the route's built entrypoint
-// (scripts/route-entrypoint.ts) does per request, less the parts a dynamic POST route on a fixed
+// (server/route-entrypoint.ts) does per request, less the parts a dynamic POST route on a fixed
 // path never uses (docs/decisions/0013-ingest-cpu-route-module.md). The entrypoint's `handler`
 // prepares every request as if it could be any route (instrumentation looked up twice, the URL,
 // i18n, rewrites and dynamic params resolved, draft-mode cookies read, an incremental cache built

@@ -1,5 +1,5 @@
 // The entry of the deployable artifact: `node keyhook-start.mjs` in the standalone folder
-// (bundled by scripts/build-standalone.ts; needs nothing from the checkout). Settings are
+// (bundled by server/build-standalone.ts; needs nothing from the checkout). Settings are
 // validated as in `npm start`, pending migrations are applied (WebAssembly schema engine, its
 // advisory lock serialises replicas starting together), then the production server starts.
 // The container's database is external: DATABASE_URL is required here.

@@ -61,14 +61,14 @@ const bundleOptions: BuildOptions = {
 
 await build({
   ...bundleOptions,
-  entryPoints: { "keyhook-start": "scripts/standalone-start.ts", "keyhook-worker": "scripts/worker.ts" },
+  entryPoints: { "keyhook-start": "server/standalone-start.ts", "keyhook-worker": "server/worker.ts" },
   outdir: out,
   outExtension: { ".js": ".mjs" },
 });
-// `npm start`'s server (scripts/serve.ts) as plain JavaScript beside the build: run through tsx
+// `npm start`'s server (server/serve.ts) as plain JavaScript beside the build: run through tsx
 // its loader hooks see every import() Next makes per request (a round trip to tsx's hooks
 // thread each time); scripts/boot.ts runs this bundle when it is there.
-await build({ ...bundleOptions, entryPoints: ["scripts/serve.ts"], outfile: ".next/keyhook-serve.mjs" });
+await build({ ...bundleOptions, entryPoints: ["server/serve.ts"], outfile: ".next/keyhook-serve.mjs" });
 console.log(
   `build-standalone: ${path.relative(process.cwd(), out)} is ready: node keyhook-start.mjs (worker: node keyhook-worker.mjs)`,
 );

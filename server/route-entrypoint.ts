@@ -2,7 +2,7 @@
 // ("Invoking Entrypoints", Next 16 Adapters API): `handler(req, res, { requestMeta })` runs the
 // route module Next compiled — NextRequest, its async-storage context, the route handler, and
 // Next's own response writing — without Next's router in front of it (URL resolution, the file
-// system and middleware checks, compression, the render dispatch). scripts/production-server.ts
+// system and middleware checks, compression, the render dispatch). server/production-server.ts
 // sends the webhook path there: it is the hot path, has no proxy.ts (its matcher leaves /api/
 // out), no rewrites, redirects or headers in next.config.ts, and answers a few bytes.
 import { existsSync, readFileSync } from "node:fs";
