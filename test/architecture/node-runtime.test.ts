@@ -38,9 +38,7 @@ describe("the project's Node release", () => {
   });
 
   it("is the one this suite runs on", () => {
-    expect(process.version, "run the tests through npm (npm test, npx vitest) after npm run setup").toBe(
-      `v${pinned}`,
-    );
+    expect(process.version, "run the tests through npm (npm test, npx vitest) after npm run setup").toBe(`v${pinned}`);
   });
 
   it("is the one CI installs with", () => {
