@@ -18,7 +18,6 @@ import { startDevCompanions, type DevCompanions } from "../tooling/dev/dev-compa
 import { DEMO_PASSWORD, DEMO_USERS } from "../lib/auth/demo-users";
 import { withServerNodeOptions } from "../server/server-node-options";
 import { runStartupChecks } from "../server/startup-checks";
-import { disconnectDb } from "../lib/db";
 
 type Mode = "dev" | "start";
 
@@ -105,12 +104,8 @@ async function boot(): Promise<void> {
   console.log(`keyhook: database ready: ${where}; ${applied} (${Math.round(performance.now() - started)} ms)`);
   // The checks every process runs at start (server/startup-checks.ts), on the database just prepared.
   process.env.DATABASE_URL = database.databaseUrl;
-  try {
-    for (const notice of await runStartupChecks({ ...config.env, DATABASE_URL: database.databaseUrl }))
-      console.log(`keyhook: ${notice}`);
-  } finally {
-    await disconnectDb();
-  }
+  for (const notice of await runStartupChecks({ ...config.env, DATABASE_URL: database.databaseUrl }))
+    console.log(`keyhook: ${notice}`);
 
   const childEnv = { ...process.env, DATABASE_URL: database.databaseUrl, NEXT_TELEMETRY_DISABLED: "1" };
   if (config.seedDemo && existsSync("scripts/seed.ts") && !shuttingDown) {
