@@ -36,7 +36,7 @@ export const test = base.extend<BrowserGuard>({
         await watched.addInitScript(() =>
           document.addEventListener("securitypolicyviolation", (event) =>
             console.error(
-              `securitypolicyviolation: ${event.effectiveDirective} blocked ${event.blockedURI || "inline"} (${event.sourceFile}:${event.lineNumber})`,
+              `securitypolicyviolation: ${event.effectiveDirective} blocked ${event.blockedURI || "inline"} (${event.sourceFile}:${event.lineNumber}) on ${event.target instanceof Element ? event.target.outerHTML.slice(0, 160) : "the document"}`,
             ),
           ),
         );
