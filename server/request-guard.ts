@@ -15,6 +15,15 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const FORWARDING_HEADERS = /^(x-forwarded-|forwarded$|x-real-ip$)/;
 
+/** Under /api/ as Next will route it: dot segments resolved, so `/api/../districts` is a page. */
+function isApiPath(url: string | undefined): boolean {
+  try {
+    return new URL(url ?? "/", "http://keyhook.invalid").pathname.startsWith("/api/");
+  } catch {
+    return false;
+  }
+}
+
 export function guardRequests(handler: Handler): Handler {
   const config = env();
   const trustedHops = config.TRUSTED_PROXY_HOPS;
@@ -26,7 +35,7 @@ export function guardRequests(handler: Handler): Handler {
     if (trustedHops === 0) {
       for (const name of Object.keys(req.headers)) if (FORWARDING_HEADERS.test(name)) delete req.headers[name];
     }
-    if (!SAFE_METHODS.has(req.method ?? "GET") && !req.url?.startsWith("/api/") && crossOrigin(req)) {
+    if (!SAFE_METHODS.has(req.method ?? "GET") && !isApiPath(req.url) && crossOrigin(req)) {
       const body = `cross-origin request refused: this dashboard accepts changes from ${publicOrigin ?? "its own host"} only\n`;
       res.writeHead(403, {
         "content-type": "text/plain; charset=utf-8",

@@ -225,16 +225,13 @@ describe("the artifact's browser and proxy hardening", () => {
     const call = await revokeCall(PLAIN_PORT, cookie, {}, "district-0935");
     for (const origin of ["https://evil.example", "null", `https://${self}`, "http://evil.example"])
       for (const forwardedHost of [undefined, "evil.example", self])
-        for (const host of [self, "evil.example"]) {
-          const headers: Record<string, string> = { ...call.headers, origin, host };
-          if (forwardedHost) headers["x-forwarded-host"] = forwardedHost;
-          const reply = await request(PLAIN_PORT, call.path, {
-            method: "POST",
-            headers,
-            body: call.body,
-          });
-          expect(reply.status, JSON.stringify({ origin, forwardedHost, host })).toBe(403);
-        }
+        for (const host of [self, "evil.example"])
+          for (const path of [call.path, `/api/..${call.path}`, `/api/%2e%2e${call.path}`]) {
+            const headers: Record<string, string> = { ...call.headers, origin, host };
+            if (forwardedHost) headers["x-forwarded-host"] = forwardedHost;
+            const reply = await request(PLAIN_PORT, path, { method: "POST", headers, body: call.body });
+            expect(reply.status, JSON.stringify({ origin, forwardedHost, host, path })).toBe(403);
+          }
     expect(await keyStatus(call.keyId)).toBe("active");
 
     const real = await request(PLAIN_PORT, call.path, {
