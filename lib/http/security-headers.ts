@@ -29,14 +29,22 @@ export function staticSecurityHeaders(options: { https: boolean }): Record<strin
 /**
  * A page's policy. Scripts: only those carrying this response's nonce, and what they load
  * ('strict-dynamic': Next's chunks); React needs eval only for its development tooling. Styles:
- * our stylesheet files (and inline ones in development, for the error overlay).
+ * our stylesheet files (and inline ones in development, for the error overlay); of style
+ * attributes only React's hidden-segment one.
  */
+/**
+ * React's streaming renderer hides a segment it sends ahead inside SVG or MathML as
+ * `<svg aria-hidden="true" style="display:none">`: that one style attribute (its sha256) is allowed.
+ */
+export const REACT_HIDDEN_SEGMENT_STYLE_HASH = "'sha256-aqNNdDLnnrDOnTNdkJpYlAxKVJtLt9CtFLklmInuUAE='";
+
 export function contentSecurityPolicy(options: { nonce: string; development: boolean; https: boolean }): string {
   const nonce = `'nonce-${options.nonce}'`;
   return [
     "default-src 'self'",
     `script-src 'self' ${nonce} 'strict-dynamic'${options.development ? " 'unsafe-eval'" : ""}`,
     `style-src 'self' ${options.development ? "'unsafe-inline'" : nonce}`,
+    ...(options.development ? [] : [`style-src-attr 'unsafe-hashes' ${REACT_HIDDEN_SEGMENT_STYLE_HASH}`]),
     "img-src 'self' data: blob:",
     "font-src 'self'",
     "connect-src 'self'",
