@@ -37,6 +37,25 @@ const config = [
       ],
     },
   },
+  {
+    // Every browser test fails on a Content-Security-Policy violation or a console error: that
+    // check lives in the `test` of e2e/support.ts, so no spec may take Playwright's own.
+    files: ["e2e/**/*.spec.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "@playwright/test",
+              importNames: ["test", "expect"],
+              message: 'import { test, expect } from "./support": its test fails on CSP violations and console errors.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 ];
 
 export default config;

@@ -8,6 +8,13 @@ export async function register(): Promise<void> {
   const { env } = await import("./lib/env");
   const { onShutdown } = await import("./lib/shutdown-hooks");
   const config = env();
+  // The production server stores receipts of requests refused before Next saw them through this
+  // bundle's Prisma client (lib/ingest/refused-requests.ts).
+  const { onRefusedRequest } = await import("./lib/ingest/refused-requests");
+  onRefusedRequest(async (receipt) => {
+    const { recordReceipt } = await import("./lib/ingest/record-receipt");
+    await recordReceipt(receipt);
+  });
   onShutdown("database pools", async () => {
     const { disconnectDb } = await import("./lib/db");
     await disconnectDb();

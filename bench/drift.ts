@@ -27,6 +27,7 @@ import { assertSignerMatchesLibrary, createEventStream } from "./support/event-s
 import { runIngestLoadUntil } from "./support/load-phase";
 import { ratio, writeResult } from "./support/results";
 import { freshMigratedDatabase } from "./support/fresh-database";
+import { TEST_ENCRYPTION_KEYS } from "../test/support/encryption-keys";
 
 const SECRET = "whsec_" + Buffer.from("keyhook-drift-benchmark-secret-0123").toString("base64");
 const KEYS = Number(process.env.BENCH_DRIFT_KEYS ?? 100_000);
@@ -96,6 +97,7 @@ try {
     WEBHOOK_SECRETS: SECRET,
     NODE_ENV: "production",
     NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef",
+    SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
     LOG_LEVEL: "silent",
   });
   const stream = createEventStream({ secret: SECRET, tenants: 1000, runId: Date.now().toString(36) });

@@ -22,6 +22,7 @@ import { BENCH_PORTS, BENCH_SECRET } from "./support/app-under-test";
 import { createEventStream } from "./support/event-stream";
 import { freshMigratedDatabase } from "./support/fresh-database";
 import { ratio, writeResult } from "./support/results";
+import { TEST_ENCRYPTION_KEYS } from "../test/support/encryption-keys";
 
 const LAYERS = ["pg", "statement", "prisma", "handler"] as const;
 type Layer = (typeof LAYERS)[number];
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
           DATABASE_URL: databaseUrl,
           WEBHOOK_SECRETS: BENCH_SECRET,
           NEXTAUTH_SECRET: "bench-only-session-secret-0123456789abcdef",
+          SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
           NODE_ENV: "production",
         },
       });

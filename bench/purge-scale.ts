@@ -36,6 +36,7 @@ import { fillScale } from "../test/support/fill-scale";
 import { watchActivity, type ActivityReport } from "./support/pg-activity";
 import { dropSaved, hasSavedDay, restoreDay, saveDay } from "./support/purge-day";
 import { writeResult } from "./support/results";
+import { TEST_ENCRYPTION_KEYS } from "../test/support/encryption-keys";
 
 const SECRET = "whsec_" + Buffer.from("keyhook-purge-benchmark-secret-0123").toString("base64");
 const scale = {
@@ -168,6 +169,7 @@ try {
     WEBHOOK_SECRETS: SECRET,
     NODE_ENV: "production",
     NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef",
+    SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
     LOG_LEVEL: "silent",
   });
   const stream = createEventStream({ secret: SECRET, tenants: 1000, runId: Date.now().toString(36) });

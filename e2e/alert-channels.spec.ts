@@ -1,7 +1,6 @@
 // Settings → Alert channels in the production build: a platform admin adds channels, a bad
 // address is a form error in the page, a JSON webhook's secret is shown once, addresses are masked.
-import { expect, test } from "@playwright/test";
-import { screenshot, signIn, USERS } from "./support";
+import { expect, test, screenshot, signIn, USERS } from "./support";
 
 test("a platform admin manages alert channels on Settings", async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });

@@ -5,9 +5,9 @@
 // server's database.
 import { execFileSync } from "node:child_process";
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
 import pg from "pg";
-import { apiAs, deliverSigned, screenshot, signIn, USERS } from "./support";
+import { expect, expectConsoleError, test, apiAs, deliverSigned, screenshot, signIn, USERS } from "./support";
 
 const sizes = [
   { name: "desktop", width: 1280, height: 800 },
@@ -109,6 +109,7 @@ test("a storm from one misrouted key is one alert; the district admin acknowledg
   await signIn(other, USERS.otherDistrictAdmin);
   await other.goto("/alerts?state=all");
   await expect(other.getByTestId("alert-row").filter({ hasText: "key_e2e_misrouted" })).toHaveCount(0);
+  expectConsoleError(/status of 404 \(Not Found\) \[.*\/alerts\/\d+\]/);
   const denied = await other.goto(detailUrl);
   expect(denied?.status()).toBe(404);
   await other.close();

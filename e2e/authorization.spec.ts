@@ -1,8 +1,8 @@
 // Pages and routes over HTTP, for every role (and nobody) × own and other district: the expected
 // allow or deny, with zero unexpected allows. The finer matrix (every action's data access) is
 // test/dashboard/authorization-matrix.integration.test.ts.
-import { expect, test, type APIRequestContext } from "@playwright/test";
-import { apiAs, USERS } from "./support";
+import { type APIRequestContext } from "@playwright/test";
+import { expect, test, apiAs, USERS } from "./support";
 
 type Who = "anonymous" | "district_admin" | "support" | "platform_admin";
 type Expect = "allow" | "deny" | "signin";

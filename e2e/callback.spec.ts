@@ -1,7 +1,7 @@
 // Sign-in returns to the page that asked for it, and never to another site.
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
 import { DEMO_PASSWORD } from "../lib/auth/demo-users";
-import { USERS } from "./support";
+import { expect, test, USERS } from "./support";
 
 async function submitSignIn(page: Page, email: string) {
   await page.getByLabel("Email").fill(email);

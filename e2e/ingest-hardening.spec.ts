@@ -1,11 +1,10 @@
 // What a misbehaving sender found, against the production build: poison bodies are 400s and the
 // app keeps answering, every non-POST method is a 405 with a receipt, a huge ledger id is a 404,
 // key material in a payload reaches no page or CSV, and a deep stored payload still renders.
-import { expect, test } from "@playwright/test";
 import pg from "pg";
 import { DEV_WEBHOOK_SECRET } from "../lib/env";
 import { buildKeyEvent, signDelivery } from "../lib/provider/signed-delivery";
-import { USERS, apiAs, deliverSigned, screenshot, signIn } from "./support";
+import { expect, expectConsoleError, test, USERS, apiAs, deliverSigned, screenshot, signIn } from "./support";
 
 const SECRET = "sk_live_e2eSecretMaterial0123456789";
 const TENANT = "district-4417"; // the demo district of USERS.districtAdmin
@@ -71,6 +70,7 @@ test("OPTIONS, HEAD, PUT, PATCH, DELETE and GET on the webhook endpoint → 405 
 });
 
 test("ledger ids a URL can carry but no row has are a 404, not a 500", async ({ page }) => {
+  expectConsoleError(/status of 404 \(Not Found\) \[.*\/ledger\//);
   await signIn(page, USERS.support);
   for (const id of ["9999999999999999999", "99999999999999999999", "-1", "abc"]) {
     const response = await page.goto(`/ledger/${id}`);

@@ -3,8 +3,8 @@
 // clipping it, and axe finds no serious or critical accessibility violation. A full-page
 // screenshot of each is saved in e2e/artifacts/layout/ to look at.
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { signIn, USERS } from "./support";
+import { type Browser, type Page } from "@playwright/test";
+import { expect, test, signIn, USERS } from "./support";
 
 const VIEWPORTS = [
   { name: "laptop", width: 1280, height: 800 },

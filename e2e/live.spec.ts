@@ -1,8 +1,8 @@
 // Open pages update themselves (components/live-refresh.tsx polls a change token): the specs play
 // the provider by posting signed webhooks and never reload the page. A marker on `window` proves
 // it: a reload or a full navigation would drop it.
-import { expect, test, type Page } from "@playwright/test";
-import { apiAs, deliverSigned, screenshot, signIn, USERS } from "./support";
+import { type Page } from "@playwright/test";
+import { expect, test, apiAs, deliverSigned, screenshot, signIn, USERS } from "./support";
 
 async function markPage(page: Page) {
   await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));

@@ -2,8 +2,8 @@
 // gaps on the district page and overview; per-secret usage on Settings; the canary stays hidden.
 // No provider runs here, so the check falls back to locally signed events and says the delivery
 // history cannot be reconciled, and no purge has run yet: "not ready", with what to fix.
-import { expect, test, type Page } from "@playwright/test";
-import { apiAs, deliverSigned, screenshot, signIn, USERS } from "./support";
+import { type Page } from "@playwright/test";
+import { expect, expectConsoleError, test, apiAs, deliverSigned, screenshot, signIn, USERS } from "./support";
 
 const sizes = [
   { name: "desktop", width: 1280, height: 800 },
@@ -81,6 +81,7 @@ test("Settings shows what each secret verified; the canary is in no district lis
   await shoot(page, "settings-telemetry");
   await page.goto("/districts");
   await expect(page.getByText("keyhook-readiness-canary")).toHaveCount(0);
+  expectConsoleError(/status of 404 \(Not Found\) \[.*\/districts\/keyhook-readiness-canary\]/);
   const notFound = await page.goto("/districts/keyhook-readiness-canary");
   expect(notFound?.status()).toBe(404);
 });
@@ -88,6 +89,7 @@ test("Settings shows what each secret verified; the canary is in no district lis
 test("a district admin has no readiness page", async ({ page }) => {
   await signIn(page, USERS.districtAdmin);
   await expect(page.getByTestId("readiness-line")).toHaveCount(0);
+  expectConsoleError(/status of 404 \(Not Found\) \[.*\/readiness\]/);
   const response = await page.goto("/readiness");
   expect(response?.status()).toBe(404);
 });

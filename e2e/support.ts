@@ -1,9 +1,74 @@
-// What the journeys share: signing in as a demo user, playing the provider's part (a signed
-// webhook, exactly as the provider would send it), and saving screenshots as artifacts.
-import { expect, request as playwrightRequest, type APIRequestContext, type Page } from "@playwright/test";
+// What the journeys share: the `test` every spec imports (it fails a test on any Content-Security-
+// Policy violation or console error in any page the test opens), signing in as a demo user,
+// playing the provider's part (a signed webhook, exactly as the provider would send it), and
+// saving screenshots as artifacts.
+import {
+  test as base,
+  expect,
+  request as playwrightRequest,
+  type APIRequestContext,
+  type BrowserContext,
+  type Page,
+} from "@playwright/test";
 import { DEMO_PASSWORD } from "../lib/auth/demo-users";
 import { DEV_WEBHOOK_SECRET } from "../lib/env";
 import { buildKeyEvent, signDelivery, type KeyEventInput } from "../lib/provider/signed-delivery";
+
+export { expect };
+
+type BrowserGuard = { browserProblems: void };
+
+/**
+ * Every spec's `test`. Each browser context the test opens (its `page`, and any made with
+ * `browser.newContext()` / `browser.newPage()`) reports Content-Security-Policy violations and
+ * console errors; the test fails on any it did not declare with `expectConsoleError()` (a request
+ * refused on purpose, a framing attempt). The production build runs under its production policy
+ * (proxy.ts).
+ */
+export const test = base.extend<BrowserGuard>({
+  browserProblems: [
+    async ({ browser, context }, use, testInfo) => {
+      const problems: string[] = [];
+      const allowedNow: RegExp[] = [];
+      expectedErrors.set(testInfo.testId, allowedNow);
+      const watch = async (watched: BrowserContext) => {
+        // A violation is reported as a console error too, but the event says exactly what was blocked.
+        await watched.addInitScript(() =>
+          document.addEventListener("securitypolicyviolation", (event) =>
+            console.error(
+              `securitypolicyviolation: ${event.effectiveDirective} blocked ${event.blockedURI || "inline"} (${event.sourceFile}:${event.lineNumber}) on ${event.target instanceof Element ? event.target.outerHTML.slice(0, 160) : "the document"}`,
+            ),
+          ),
+        );
+        watched.on("console", (message) => {
+          if (message.type() !== "error") return;
+          const text = `${message.text()} [${message.location().url}]`;
+          if (!allowedNow.some((pattern) => pattern.test(text))) problems.push(`console error: ${text}`);
+        });
+        watched.on("weberror", (error) => problems.push(`uncaught in the page: ${error.error().message}`));
+      };
+      await watch(context);
+      const newContext = browser.newContext.bind(browser);
+      browser.newContext = async (...args) => {
+        const created = await newContext(...args);
+        await watch(created);
+        return created;
+      };
+      await use();
+      browser.newContext = newContext;
+      expectedErrors.delete(testInfo.testId);
+      expect(problems, "CSP violations and console errors in the browser").toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+const expectedErrors = new Map<string, RegExp[]>();
+
+/** Allows console errors matching `pattern` for the rest of the running test. */
+export function expectConsoleError(pattern: RegExp): void {
+  expectedErrors.get(test.info().testId)?.push(pattern);
+}
 
 export const USERS = {
   platformAdmin: "admin@keyhook.test",

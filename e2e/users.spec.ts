@@ -1,8 +1,8 @@
 // A platform admin manages accounts from the Users page: a new district admin signs in and sees
 // only their district; once disabled, their very next request is refused.
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
 import { DEMO_PASSWORD } from "../lib/auth/demo-users";
-import { screenshot, signIn, USERS } from "./support";
+import { expect, test, screenshot, signIn, USERS } from "./support";
 
 const NEW_ADMIN = `new-admin-${Date.now()}@district-4417.test`;
 

@@ -8,6 +8,7 @@ import { openSync, closeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { killProcesses, killTree, processTree, waitUntilGone } from "./process-tree";
+import { TEST_ENCRYPTION_KEYS } from "../test/support/encryption-keys";
 
 export type AppProcess = {
   baseUrl: string;
@@ -61,6 +62,7 @@ export function createAppProcess(options: {
           DATABASE_URL: options.databaseUrl,
           WEBHOOK_SECRETS: options.webhookSecret,
           NEXTAUTH_SECRET: sessionSecret,
+          SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
           // One JSON line per delivery would cost the 2 cores more than the ingest itself.
           LOG_LEVEL: "warn",
           KEYHOOK_WITH_SIMULATOR: "0",

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { AppError } from "./errors";
 import { isPooledUrl, POOLED_WITHOUT_DIRECT } from "./database-urls";
+import { parseEncryptionKeys } from "./secrets/encryption-keys";
 
 // A fixed, public secret so `npm run dev`, the tests and the simulator agree without setup.
 // Never accepted in production (`npm start` requires WEBHOOK_SECRETS).
@@ -153,11 +154,37 @@ const schema = z
     /** Sign-ins waiting for a hash slot; beyond it the form says "busy, try again" (no hash, nothing counted). */
     SIGN_IN_HASH_QUEUE: intSetting(0, 10_000).default(64),
     /**
-     * How many reverse proxies we trust in front of the app. 0: the client address is what Next
-     * recorded (its socket, unless the client sent x-forwarded-for itself, which it can forge).
-     * N: the N-th entry from the right of x-forwarded-for, the one our outermost proxy appended.
+     * How many reverse proxies we trust in front of the app. 0: none; the production server drops
+     * every X-Forwarded-* header a client sends (server/request-guard.ts), so the client address is
+     * the socket's. N: the N-th entry from the right of x-forwarded-for, the one our outermost proxy
+     * appended, and X-Forwarded-Host / -Proto as that proxy set them.
      */
     TRUSTED_PROXY_HOPS: intSetting(0, 10).default(0),
+    /**
+     * The keys that encrypt the secrets the app stores (alert channel URLs, SMTP credentials,
+     * signing secrets): `id:base64` entries of 32 bytes, newest first (lib/secrets). Required in
+     * production; elsewhere unset means a key generated under .data/.
+     */
+    SECRETS_ENCRYPTION_KEYS: z.preprocess(
+      (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+      z
+        .string()
+        .optional()
+        .transform((raw, ctx) => {
+          if (raw === undefined) return undefined;
+          const parsed = parseEncryptionKeys(raw);
+          if (typeof parsed === "string") {
+            ctx.addIssue({ code: "custom", message: parsed });
+            return z.NEVER;
+          }
+          return raw;
+        }),
+    ),
+    /**
+     * Receipts per minute (per process) for requests refused before any handler could read them:
+     * the HTTP parser's refusals and bodies cut off mid-way. Beyond it they are counted only.
+     */
+    REFUSED_RECEIPTS_PER_MINUTE: intSetting(0, 100_000).default(60),
     /** Full CSV exports streaming at once per process; 4 more wait, beyond that 503 + Retry-After. */
     CSV_EXPORT_CONCURRENCY: intSetting(1, 100).default(1),
     /** The address the production server listens on (a container: all interfaces). */
@@ -208,6 +235,13 @@ const schema = z
         code: "custom",
         path: ["WEBHOOK_SECRETS"],
         message: "is required in production (one or more whsec_… secrets)",
+      });
+    }
+    if (env.NODE_ENV === "production" && !env.SECRETS_ENCRYPTION_KEYS && env.KEYHOOK_ALLOW_DEV_SECRET !== "1") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["SECRETS_ENCRYPTION_KEYS"],
+        message: "is required in production (`npm run secrets -- new-key` prints one)",
       });
     }
     if (env.SHUTDOWN_DRAIN_MS <= env.INGEST_TX_TIMEOUT_MS) {

@@ -17,6 +17,7 @@ import { prepareDatabase, type PreparedDatabase } from "../tooling/dev/prepare-d
 import { startDevCompanions, type DevCompanions } from "../tooling/dev/dev-companions";
 import { DEMO_PASSWORD, DEMO_USERS } from "../lib/auth/demo-users";
 import { withServerNodeOptions } from "../server/server-node-options";
+import { runStartupChecks } from "../server/startup-checks";
 
 type Mode = "dev" | "start";
 
@@ -101,6 +102,10 @@ async function boot(): Promise<void> {
     : "DATABASE_URL";
   const applied = database.applied.length ? `applied ${database.applied.join(", ")}` : "no pending migrations";
   console.log(`keyhook: database ready: ${where}; ${applied} (${Math.round(performance.now() - started)} ms)`);
+  // The checks every process runs at start (server/startup-checks.ts), on the database just prepared.
+  process.env.DATABASE_URL = database.databaseUrl;
+  for (const notice of await runStartupChecks({ ...config.env, DATABASE_URL: database.databaseUrl }))
+    console.log(`keyhook: ${notice}`);
 
   const childEnv = { ...process.env, DATABASE_URL: database.databaseUrl, NEXT_TELEMETRY_DISABLED: "1" };
   if (config.seedDemo && existsSync("scripts/seed.ts") && !shuttingDown) {

@@ -16,6 +16,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import path from "node:path";
 import { runShutdownHooks } from "../lib/shutdown-hooks";
+import { hardenServer } from "./harden-server";
 import { loadInternalHeaderFilter, loadRouteEntrypoint } from "./route-entrypoint";
 import { loadDirectRoute } from "./route-module-direct";
 import { runClusterPrimary } from "./server-cluster";
@@ -123,6 +124,7 @@ export async function startProductionServer(options: ProductionServerOptions): P
       })
       .finally(finished);
   });
+  hardenServer(server);
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

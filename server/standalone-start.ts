@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { parseEnv } from "../lib/env";
 import { applyMigrations } from "../tooling/migrations/wasm-engine";
 import { startProductionServer } from "./production-server";
+import { runStartupChecks } from "./startup-checks";
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 // prisma/migrations, prisma/schema.prisma and .next are read relative to the folder.
@@ -41,6 +42,12 @@ async function migrate(): Promise<void> {
     console.log(`keyhook: database ready; ${what} (${Math.round(performance.now() - started)} ms)`);
   } catch (error) {
     console.error(`keyhook: migration failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+  try {
+    for (const notice of await runStartupChecks(config)) console.log(`keyhook: ${notice}`);
+  } catch (error) {
+    console.error(`keyhook: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
 }

@@ -19,12 +19,14 @@ import { kickRecurringJobs, startJobWorker } from "../lib/jobs/start-job-worker"
 import { describeError, log } from "../lib/log";
 import { providerClientFromEnv } from "../lib/provider/client";
 import { ensureWebhookRegistered } from "../lib/provider/webhook-registration";
+import { runStartupChecks } from "./startup-checks";
 
 let config: ReturnType<typeof env>;
 try {
   config = env();
   if (!config.DATABASE_URL)
     throw new Error("invalid setting DATABASE_URL: is not set (npm run dev starts the worker with one)");
+  for (const notice of await runStartupChecks(config)) process.stdout.write(`keyhook worker: ${notice}\n`);
 } catch (error) {
   process.stderr.write(`keyhook worker: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);

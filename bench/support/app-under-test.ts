@@ -8,6 +8,7 @@ import { applyMigrations } from "../../tooling/migrations/wasm-engine";
 import { processTree, treeCpuSeconds } from "./process-cpu";
 import { freshEmptyDatabase } from "./fresh-database";
 import { waitUntilHealthy } from "./wait-until-healthy";
+import { TEST_ENCRYPTION_KEYS } from "../../test/support/encryption-keys";
 
 /** The secret every benchmark signs with (not a real one). */
 export const BENCH_SECRET = "whsec_" + Buffer.from("keyhook-benchmark-secret-0123456789").toString("base64");
@@ -94,6 +95,7 @@ export async function startAppUnderTest(options: {
       PORT: String(options.port),
       WEBHOOK_SECRETS: BENCH_SECRET,
       NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef",
+      SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
       NODE_ENV: "production",
       // Node flags for the app's processes only (e.g. GC sizing experiments), not the load generator's.
       ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}),

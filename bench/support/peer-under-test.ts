@@ -10,6 +10,7 @@ import { applyMigrations } from "../../tooling/migrations/wasm-engine";
 import { BENCH_SECRET } from "./app-under-test";
 import type { LoadTarget } from "./load-phase";
 import { waitUntilHealthy } from "./wait-until-healthy";
+import { TEST_ENCRYPTION_KEYS } from "../../test/support/encryption-keys";
 
 export type PeerUnderTest = LoadTarget & { pgid: number; stop: () => Promise<void> };
 
@@ -35,6 +36,7 @@ export async function startBareHandler(options: { databaseUrl: string; port: num
       INGEST_SERVER_PORT: String(options.port),
       WEBHOOK_SECRETS: BENCH_SECRET,
       NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef",
+      SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
     },
     outcomeSql: "SELECT outcome, count(*) AS n FROM processed_events GROUP BY outcome",
   });

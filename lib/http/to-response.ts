@@ -28,6 +28,7 @@ const statusByCode: Record<AppErrorCode, number> = {
 const statusByRejection: Record<RejectionReason, number> = {
   method_not_allowed: 405,
   body_too_large: 413,
+  body_aborted: 400,
   signature_missing: 401,
   signature_expired: 401,
   signature_invalid: 401,

@@ -33,6 +33,8 @@ export async function receiveKeyWebhook(request: Request): Promise<IngestResult>
 
   const body = await readBodyWithLimit(request, config.WEBHOOK_MAX_BODY_BYTES);
   context.bodyBytes = body.bytes;
+  if (!body.ok && body.reason === "aborted")
+    return reject(context, "body_aborted", `the body ended after ${body.bytes} bytes, before the request did`);
   if (!body.ok)
     return reject(context, "body_too_large", `body exceeds the limit of ${config.WEBHOOK_MAX_BODY_BYTES} bytes`);
 

@@ -11,6 +11,7 @@ import { applyKeyEvent, type ApplyResult } from "./apply-key-event";
 import { parseEvent } from "./event-schema";
 import type { IngestResult, RejectionReason } from "./ingest-result";
 import { recordReceipt, type RejectedReceipt } from "./record-receipt";
+import { admitRefusedReceipt } from "./refused-requests";
 import { redactPayload } from "./redact-payload";
 import { withSpan } from "../tracing";
 import { describeUnstorable, findUnstorable, unstorableNumberOffset } from "./storable-json";
@@ -157,6 +158,8 @@ async function storeRejection(
 ): Promise<void> {
   const status = statusOf(result);
   recordDelivery({ status, outcome: null });
+  // A cut-off body costs a client nothing to send again and again: its receipts are rate-limited.
+  if (result.outcome === "rejected" && result.reason === "body_aborted" && !admitRefusedReceipt("aborted_body")) return;
   try {
     await withSpan("ingest.receipt", () =>
       recordReceipt({

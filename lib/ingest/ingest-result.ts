@@ -5,10 +5,12 @@
 /** The claim was made (or found): what the ordering rules decided. */
 export type ClaimOutcome = "applied" | "stale" | "quarantined" | "ignored";
 
-/** Why a delivery was refused before the claim. Every one is final: a retry fails the same way. */
+/** Why a delivery was refused before the claim. Every one but body_aborted is final: a retry fails the same way. */
 export type RejectionReason =
   | "method_not_allowed"
   | "body_too_large"
+  /** The body was cut off (the client hung up mid-way): a whole retry passes. */
+  | "body_aborted"
   | "signature_missing"
   | "signature_expired"
   | "signature_invalid"

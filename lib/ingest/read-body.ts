@@ -1,6 +1,9 @@
-// Reads a request body as raw bytes without ever holding more than the limit in memory.
+// Reads a request body as raw bytes without ever holding more than the limit in memory. A body
+// that ends before its Content-Length (the client hung up, or the stream broke) is "aborted",
+// not an error: the delivery gets a 400 and a receipt like any other bad body.
 
-export type BodyResult = { ok: true; text: string; bytes: number } | { ok: false; reason: "too_large"; bytes: number };
+export type BodyResult =
+  { ok: true; text: string; bytes: number } | { ok: false; reason: "too_large" | "aborted"; bytes: number };
 
 export async function readBodyWithLimit(request: Request, limitBytes: number): Promise<BodyResult> {
   const declared = Number(request.headers.get("content-length"));
@@ -14,7 +17,13 @@ export async function readBodyWithLimit(request: Request, limitBytes: number): P
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      return { ok: false, reason: "aborted", bytes: total };
+    }
+    const { done, value } = chunk;
     if (done) break;
     total += value.byteLength;
     if (total > limitBytes) {

@@ -6,6 +6,7 @@ type Instruments = {
   registry: Registry;
   deliveries: Counter<"status" | "outcome">;
   ingestSeconds: Histogram<"outcome">;
+  refusedReceipts: Counter<"kind" | "result">;
 };
 
 const globalForMetrics = globalThis as unknown as { keyhookMetrics?: Instruments };
@@ -26,6 +27,12 @@ function createInstruments(): Instruments {
       help: "Time from request arrival to answer, for deliveries that reached the claim.",
       labelNames: ["outcome"],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    refusedReceipts: new Counter({
+      name: "keyhook_refused_request_receipts_total",
+      help: "Webhook requests refused before a handler could read them (kind: client_error = the HTTP parser refused it, aborted_body = the body was cut off), by whether their receipt was recorded or skipped over REFUSED_RECEIPTS_PER_MINUTE.",
+      labelNames: ["kind", "result"],
       registers: [registry],
     }),
   };

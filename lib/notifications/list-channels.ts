@@ -1,10 +1,12 @@
 import "server-only";
-// The Settings page's view of the alert channels: addresses masked (mask.ts), health from the
-// worker's bookkeeping, and whether the channel's own `channel_failing` alert is open.
+// The Settings page's view of the alert channels: addresses opened (they are sealed at rest) and
+// masked (mask.ts), health from the worker's bookkeeping, and whether the channel's own
+// `channel_failing` alert is open.
 import { prisma, type DbOrTx } from "../db";
 import type { Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
 import { CHANNEL_FAILING_ALERT } from "./channel-health";
+import { openChannelSecrets } from "./channel-secrets";
 import { maskSecret, maskSmtpUrl, maskUrl } from "./mask";
 
 export type ChannelView = {
@@ -36,21 +38,23 @@ export async function listAlertChannels(options: { actor: Actor }, db: DbOrTx = 
     select: { subject: true },
   });
   const failingIds = new Set(failing.map((a) => a.subject));
-  return channels.map((c) => ({
-    id: c.id,
-    kind: c.kind,
-    name: c.name,
-    target: c.kind === "email" ? c.target : maskUrl(c.target),
-    smtpRelay: c.smtpUrl ? maskSmtpUrl(c.smtpUrl) : null,
-    fromAddress: c.fromAddress,
-    secret: c.secret ? maskSecret(c.secret) : null,
-    enabled: c.enabled,
-    createdAt: c.createdAt,
-    createdBy: c.createdBy,
-    consecutiveFailures: c.consecutiveFailures,
-    lastSuccessAt: c.lastSuccessAt,
-    lastFailureAt: c.lastFailureAt,
-    lastError: c.lastError,
-    failing: failingIds.has(c.id),
-  }));
+  return channels
+    .map((row) => openChannelSecrets(row))
+    .map((c) => ({
+      id: c.id,
+      kind: c.kind,
+      name: c.name,
+      target: c.kind === "email" ? c.target : maskUrl(c.target),
+      smtpRelay: c.smtpUrl ? maskSmtpUrl(c.smtpUrl) : null,
+      fromAddress: c.fromAddress,
+      secret: c.secret ? maskSecret(c.secret) : null,
+      enabled: c.enabled,
+      createdAt: c.createdAt,
+      createdBy: c.createdBy,
+      consecutiveFailures: c.consecutiveFailures,
+      lastSuccessAt: c.lastSuccessAt,
+      lastFailureAt: c.lastFailureAt,
+      lastError: c.lastError,
+      failing: failingIds.has(c.id),
+    }));
 }

@@ -1,7 +1,8 @@
 import "server-only";
 // Platform admins add, pause and remove alert channels (Settings). Every change is audited in the
 // same transaction. A JSON webhook channel gets a fresh Standard Webhooks secret, returned ONCE
-// for the admin to give the receiver; afterwards only its fingerprint is shown.
+// for the admin to give the receiver; afterwards only its fingerprint is shown. Addresses and
+// secrets are stored sealed (channel-secrets.ts).
 import { randomBytes } from "node:crypto";
 import { prisma, type Db } from "../db";
 import { AppError } from "../errors";
@@ -9,6 +10,7 @@ import { recordAudit } from "../audit/record-audit";
 import { actorLabel, auditActor, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
 import { channelInputSchema } from "./channel-fields";
+import { sealChannelSecrets } from "./channel-secrets";
 
 export type CreatedChannel = { id: string; name: string; kind: string; secret: string | null };
 
@@ -22,16 +24,19 @@ export async function createAlertChannel(
   const input = parsed.data;
   const id = `ch_${randomBytes(9).toString("base64url")}`;
   const secret = input.kind === "webhook" ? `whsec_${randomBytes(24).toString("base64")}` : null;
+  const sealed = sealChannelSecrets(id, {
+    target: input.target,
+    smtpUrl: input.kind === "email" ? input.smtpUrl : null,
+    secret,
+  });
   await db.$transaction(async (tx) => {
     await tx.alertChannel.create({
       data: {
         id,
         kind: input.kind,
         name: input.name,
-        target: input.target,
-        smtpUrl: input.kind === "email" ? input.smtpUrl : null,
+        ...sealed,
         fromAddress: input.kind === "email" ? input.fromAddress : null,
-        secret,
         createdBy: actorLabel(options.actor),
       },
     });

@@ -1,10 +1,11 @@
 import "server-only";
 // Sends one staged notification (a notify.* outbox row) to its channel, read fresh from
-// alert_channels: the URL, recipients or secret as they are now. The idempotency key travels as
+// alert_channels and opened (channel-secrets.ts): the URL, recipients or secret as they are now. The idempotency key travels as
 // the message's id (Standard Webhooks `webhook-id`, the email's Message-ID), so a receiver that
 // sees a retry of a message it already has can drop it.
 import { prisma, type DbOrTx } from "../db";
 import { env } from "../env";
+import { openChannelSecrets } from "./channel-secrets";
 import { NotificationError, type NotificationKind } from "./notification-error";
 import { notificationPayloadSchema } from "./notification-payload";
 import { sendEmail } from "./send-email";
@@ -20,8 +21,9 @@ export function notificationSender(options: { timeoutMs?: number; db?: DbOrTx } 
   return async ({ kind, payload, idempotencyKey }) => {
     const message = notificationPayloadSchema.parse(payload);
     const db = options.db ?? prisma;
-    const channel = await db.alertChannel.findUnique({ where: { id: message.channelId } });
-    if (!channel) throw new NotificationError("the channel was deleted", { retryable: false });
+    const stored = await db.alertChannel.findUnique({ where: { id: message.channelId } });
+    if (!stored) throw new NotificationError("the channel was deleted", { retryable: false });
+    const channel = openChannelSecrets(stored);
     if (!channel.enabled) throw new NotificationError("the channel is disabled", { retryable: false });
     if (`notify.${channel.kind}` !== kind)
       throw new NotificationError(`the channel is now a ${channel.kind} channel`, { retryable: false });

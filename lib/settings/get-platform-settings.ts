@@ -12,8 +12,7 @@ import { authorize } from "../auth/permissions";
 import { providerClientFromEnv, type ProviderClient } from "../provider/client";
 import { isProviderError, toAppError } from "../provider/errors";
 import { getRegisteredHookId, HOOK_URL_SETTING } from "../provider/webhook-registration";
-
-export const WEBHOOK_PATH = "/api/webhooks/keys";
+import { WEBHOOK_PATH } from "../ingest/webhook-path";
 
 export type ReachabilityProbe = Pick<ProviderClient, "listDeliveries">;
 

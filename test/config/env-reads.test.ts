@@ -15,6 +15,7 @@ const TOOLING_READERS: Record<string, string> = {
   "scripts/purge.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts",
   "scripts/event.ts": "hands the environment to parseEnv",
   "scripts/alerts.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts (like purge)",
+  "scripts/secrets.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts (like purge)",
   "scripts/readiness.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts (like purge)",
   "server/serve.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",
   "server/standalone-start.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",

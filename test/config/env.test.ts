@@ -82,6 +82,25 @@ describe("settings", () => {
     [{ WEB_CONCURRENCY: "0" }, /^invalid setting WEB_CONCURRENCY: must be at least 1$/],
     [{ WEB_CONCURRENCY: "1.5" }, /^invalid setting WEB_CONCURRENCY: must be a whole number$/],
     [{ KEYHOOK_ALLOW_DEV_SECRET: "true" }, /^invalid setting KEYHOOK_ALLOW_DEV_SECRET: /],
+    [
+      { NODE_ENV: "production", NEXTAUTH_SECRET: "x".repeat(40), WEBHOOK_SECRETS: DEV_WEBHOOK_SECRET },
+      /^invalid setting SECRETS_ENCRYPTION_KEYS: is required in production \(`npm run secrets -- new-key` prints one\)$/,
+    ],
+    [
+      { SECRETS_ENCRYPTION_KEYS: `k1:${Buffer.alloc(16).toString("base64")}` },
+      /^invalid setting SECRETS_ENCRYPTION_KEYS: key "k1" must be 32 random bytes in base64/,
+    ],
+    [
+      { SECRETS_ENCRYPTION_KEYS: "no-colon-here" },
+      /^invalid setting SECRETS_ENCRYPTION_KEYS: entry 1 must be id:base64/,
+    ],
+    [
+      {
+        SECRETS_ENCRYPTION_KEYS: `a:${Buffer.alloc(32).toString("base64")} a:${Buffer.alloc(32, 1).toString("base64")}`,
+      },
+      /^invalid setting SECRETS_ENCRYPTION_KEYS: key id "a" appears twice$/,
+    ],
+    [{ REFUSED_RECEIPTS_PER_MINUTE: "-1" }, /^invalid setting REFUSED_RECEIPTS_PER_MINUTE: must be at least 0$/],
   ])("refuses %o with a message naming the setting", (source, expected) => {
     expect(message(source)).toMatch(expected);
   });

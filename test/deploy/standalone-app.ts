@@ -10,6 +10,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import pg from "pg";
 import { inject } from "vitest";
+import { TEST_ENCRYPTION_KEYS } from "../support/encryption-keys";
 import { TEST_SECRET } from "../support/webhooks";
 import { SERVER_NODE_OPTIONS } from "../../server/server-node-options";
 import { buildKeyEvent, signDelivery, type KeyEventInput } from "@/lib/provider/signed-delivery";
@@ -84,6 +85,7 @@ export async function startArtifact(options: {
     LISTEN_HOST: "127.0.0.1",
     WEBHOOK_SECRETS: TEST_SECRET,
     NEXTAUTH_SECRET: randomBytes(24).toString("hex"),
+    SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
     NEXTAUTH_URL: `http://127.0.0.1:${options.port}`,
     LOG_LEVEL: "warn",
     NEXT_TELEMETRY_DISABLED: "1",

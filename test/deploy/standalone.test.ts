@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import pg from "pg";
+import { TEST_ENCRYPTION_KEYS } from "../support/encryption-keys";
 import { TEST_SECRET } from "../support/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -110,6 +111,7 @@ describe("standalone artifact", () => {
         DATABASE_URL: database.url,
         WEBHOOK_SECRETS: TEST_SECRET,
         NEXTAUTH_SECRET: "w".repeat(32),
+        SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
         NODE_ENV: "production",
         LOG_LEVEL: "info",
         PROVIDER_URL: "http://127.0.0.1:9",

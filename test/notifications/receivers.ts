@@ -40,15 +40,25 @@ export async function deadUrl(): Promise<string> {
 
 export type SmtpReceiver = {
   url: string;
-  messages: { from: string; to: string[]; raw: string }[];
+  messages: { from: string; to: string[]; raw: string; user: string | null }[];
   close: () => Promise<void>;
 };
 
-export async function startSmtpReceiver(): Promise<SmtpReceiver> {
+/** With `auth`, the relay requires that user and password (plain AUTH over loopback). */
+export async function startSmtpReceiver(
+  options: { auth?: { user: string; pass: string } } = {},
+): Promise<SmtpReceiver> {
   const messages: SmtpReceiver["messages"] = [];
+  const { auth } = options;
   const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
+    authOptional: !auth,
+    disabledCommands: auth ? ["STARTTLS"] : ["STARTTLS", "AUTH"],
+    allowInsecureAuth: true,
+    onAuth(credentials, _session, callback) {
+      if (credentials.username === auth?.user && credentials.password === auth?.pass)
+        return callback(null, { user: credentials.username });
+      callback(new Error("invalid username or password"));
+    },
     logger: false,
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
@@ -58,6 +68,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks).toString("utf8"),
+          user: typeof session.user === "string" ? session.user : null,
         });
         callback();
       });

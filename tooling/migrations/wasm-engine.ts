@@ -10,10 +10,9 @@ import type { DiffTarget, SchemaEngine } from "@prisma/schema-engine-wasm";
 import { createMigrationAdapterFactory, type MigrationAdapterFactory } from "./pg-adapter";
 import { DEFAULT_MIGRATIONS_DIR, readMigrationsList } from "./migrations-dir";
 import { migrationUrl } from "../../lib/database-urls";
-import { AppError } from "../../lib/errors";
 import { installJobQueue } from "./job-queue";
 import { withMigrationLock } from "./migration-lock";
-import { probeForPooler } from "./pooler-probe";
+import { assertDatabaseUrls } from "./pooler-probe";
 
 export { migrationStatus } from "../../lib/health/migration-status";
 
@@ -24,8 +23,8 @@ export type EngineLog = (message: string) => void;
 
 /**
  * Applies the migrations not yet in `_prisma_migrations`, in name order, each as one script.
- * Always on a direct connection (`directDatabaseUrl` when given, else `databaseUrl`), refused if
- * that reaches a pooler. Safe with several replicas booting at once: they queue on our
+ * Always on a direct connection (`directDatabaseUrl` when given, else `databaseUrl`); either URL
+ * reaching a pooler it was not declared as is refused first (pooler-probe.ts). Safe with several replicas booting at once: they queue on our
  * migration lock (migration-lock.ts: interruptible by `signal`, bounded by `lockTimeoutMs`), and
  * the engine takes its own pg_advisory_lock(72707369) inside it, as Prisma's CLI does.
  * A failed migration is recorded as failed and blocks later runs, exactly like Prisma's CLI.
@@ -45,17 +44,8 @@ export async function applyMigrations(options: {
   /** Progress for a human (who holds the lock we wait for). */
   notice?: (message: string) => void;
 }): Promise<string[]> {
+  await assertDatabaseUrls(options);
   const url = migrationUrl(options);
-  const probe = await probeForPooler(url);
-  if (probe.pooler) {
-    const setting = options.directDatabaseUrl ? "DIRECT_DATABASE_URL" : "DATABASE_URL";
-    throw new AppError(
-      "invalid_setting",
-      options.directDatabaseUrl
-        ? `invalid setting DIRECT_DATABASE_URL: reaches a connection pooler (${probe.evidence}), not PostgreSQL itself`
-        : `invalid setting ${setting}: reaches a connection pooler (${probe.evidence}): add pgbouncer=true to DATABASE_URL and set DIRECT_DATABASE_URL to PostgreSQL itself`,
-    );
-  }
   const migrationsList = await readMigrationsList(options.migrationsDir ?? DEFAULT_MIGRATIONS_DIR);
   const lock = { url, timeoutMs: options.lockTimeoutMs ?? 300_000, signal: options.signal, log: options.notice };
   const output = await withMigrationLock(lock, async () => {

@@ -1,0 +1,3 @@
+// A fixed, public SECRETS_ENCRYPTION_KEYS for the processes tests and benchmarks start in
+// production mode (which requires the setting). Test data only.
+export const TEST_ENCRYPTION_KEYS = `test:${Buffer.alloc(32, "keyhook-test-encryption-key").toString("base64")}`;
