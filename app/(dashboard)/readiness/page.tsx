@@ -73,7 +73,11 @@ function LatestRun({ run }: { run: StoredReadinessRun }) {
         {run.steps.map((step) => (
           <li key={step.id} className="py-3" data-testid={`readiness-step-${step.id}`}>
             <div className="flex items-start gap-2">
-              {step.passed ? <Badge tone="green">pass</Badge> : <Badge tone="red">fail</Badge>}
+              {step.passed ? (
+                <Badge tone={step.warning ? "amber" : "green"}>{step.warning ? "warning" : "pass"}</Badge>
+              ) : (
+                <Badge tone="red">fail</Badge>
+              )}
               <div className="min-w-0 flex-1">
                 <p className="text-sm font-medium text-slate-800">{step.title}</p>
                 <p className="break-words text-sm text-slate-600">{step.summary}</p>
