@@ -14,11 +14,12 @@ import path from "node:path";
 import { DEV_PROVIDER_API_KEY, DEV_WEBHOOK_SECRET } from "../lib/env";
 import { createProviderClient } from "../lib/provider/client";
 import { seededRandom } from "../simulator/faults";
-import { startSimulator, type SimulatorStats } from "../test/support/simulator";
+import { startSimulator } from "../test/support/simulator";
 import { createAppProcess } from "./app-process";
 import { snapshotProductionBuild } from "./build-snapshot";
 import { checkHistory, violations } from "./check-history";
 import { collectObservations } from "./collect-observations";
+import { drainSimulator } from "./drain";
 import { installCommitSignal, nextCommit } from "./commit-signal";
 import { startDatabaseServer } from "./database-server";
 import { assertPortsFree } from "./free-ports";
@@ -146,25 +147,7 @@ async function main(): Promise<number> {
   // Throws when the app could not be brought back: then there is nothing to check.
   await nemesis.stop();
 
-  // Drain: every message delivered or given up (the retry horizon is bounded), no copy queued.
-  const drainStarted = performance.now();
-  let stats: SimulatorStats = await sim.stats();
-  let lastReport = 0;
-  while (stats.messages.pending > 0 || stats.queued > 0 || stats.inFlight > 0) {
-    if (performance.now() - drainStarted > options.drainTimeoutMs) {
-      log(`drain timed out after ${options.drainTimeoutMs} ms with ${stats.messages.pending} messages pending`);
-      break;
-    }
-    if (performance.now() - lastReport > 10_000) {
-      lastReport = performance.now();
-      log(
-        `draining: ${stats.messages.succeeded} delivered, ${stats.messages.pending} pending, ${stats.queued} queued, ${stats.messages.failed} failed`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    stats = await sim.stats();
-  }
-  const drainMs = Math.round(performance.now() - drainStarted);
+  const { stats, drainMs } = await drainSimulator(sim, { timeoutMs: options.drainTimeoutMs, log });
   log(
     `drained in ${(drainMs / 1000).toFixed(1)} s: ${stats.messages.succeeded} delivered, ${stats.messages.failed} failed; checking`,
   );

@@ -82,6 +82,8 @@ export type PatroniCluster = {
   /** Holds the WAL stream leaving node i (its replication proxy), until thawReplication(). */
   freezeReplication(index: number): void;
   thawReplication(): void;
+  /** Drops node i's replication connections with whatever they still carried (its machine is gone), then lets new ones through. */
+  dropReplication(index: number): Promise<void>;
   /** Switches the cluster's replication mode (Patroni's dynamic configuration) and waits for it to apply. */
   setSynchronous(on: boolean): Promise<void>;
   stopEtcd(): void;
@@ -367,6 +369,12 @@ export async function startPatroniCluster(options: PatroniClusterOptions): Promi
     },
     thawReplication() {
       for (const proxy of proxies) proxy.thaw();
+    },
+    async dropReplication(i) {
+      const proxy = proxies[i]!;
+      await proxy.down();
+      proxy.thaw();
+      await proxy.up();
     },
     async setSynchronous(on) {
       const lead = await leader();
