@@ -15,10 +15,8 @@ import { describeError, log } from "../log";
 import { startJobWorker, type JobWorkerOptions } from "./start-job-worker";
 
 export type JobWorkerSupervisor = {
-  /** Runners started after the first one (each after the previous one stopped on an error). */
-  restarts(): number;
-  /** Stops the queue; `clean` is false when jobs were still running after `graceMs`. */
-  stop(graceMs: number): Promise<{ clean: boolean }>;
+  /** Stops the queue: the jobs in flight get `graceMs`, then they are left to run again. */
+  stop(graceMs: number): Promise<void>;
 };
 
 const MIN_BACKOFF_MS = 250;
@@ -70,24 +68,26 @@ export async function superviseJobWorker(options: JobWorkerOptions): Promise<Job
     }
   })();
 
+  // The runner of the moment, and one a restart in progress was still starting.
+  const stopEveryRunner = async () => {
+    for (;;) {
+      const current = runner;
+      await current.stop().catch(() => {}); // already stopped on its own: nothing to do
+      await watching;
+      if (runner === current) return;
+    }
+  };
+
   return {
-    restarts: () => restarts,
     async stop(graceMs) {
       stopping = true;
       wake();
       try {
-        await withDeadline(
-          runner.stop().catch(() => {}), // already stopped on its own: nothing to do
-          graceMs,
-          "the jobs in flight",
-        );
-        await watching;
-        return { clean: true };
+        await withDeadline(stopEveryRunner(), graceMs, "the jobs in flight");
       } catch (error) {
         log.warn("jobs still running at shutdown were left for the queue to run again", {
           error: describeError(error),
         });
-        return { clean: false };
       }
     },
   };

@@ -95,7 +95,7 @@ describe("the worker when its database goes away", () => {
     expect(worker.output.join("")).not.toMatch(/^Node\.js v\d/m);
   });
 
-  it("SIGTERM while the database is silent: the process exits 0 within SHUTDOWN_DRAIN_MS", async () => {
+  it("SIGTERM while the database is silent: the process exits 0, its jobs given SHUTDOWN_DRAIN_MS", async () => {
     worker = startWorkerThroughProxy();
     await waitUntil(() => worker!.output.join("").includes("worker started"), 50);
     proxy.freeze();
