@@ -190,7 +190,12 @@ export async function startPatroniCluster(options: PatroniClusterOptions): Promi
             postgresql: {
               use_pg_rewind: true,
               use_slots: true,
-              parameters: { max_connections: 100, shared_buffers: "32MB", wal_keep_size: "128MB" },
+              parameters: {
+                max_connections: 100,
+                shared_buffers: "32MB",
+                wal_keep_size: "128MB",
+                wal_retrieve_retry_interval: "1s",
+              },
             },
           },
           initdb: [{ encoding: "UTF8" }, { locale: "C" }, "data-checksums", "no-sync"],
