@@ -72,7 +72,7 @@ export async function checkFailoverDurability(context: ReadinessContext): Promis
       ...done(
         true,
         "a single server: no standby is attached, so no failover can lose an acknowledged change",
-        "Warning only. Losing this server loses what changed since its last backup, and the provider will not resend it. To survive that, run a synchronous standby under a failover engine (docs/failover.md), or use a managed service that replicates synchronously (its standby is invisible from here).",
+        "Losing this server loses what changed since its last backup, and the provider will not resend it. To survive that, run a synchronous standby under a failover engine (docs/failover.md), or use a managed service that replicates synchronously (its standby is invisible from here).",
       ),
       warning: true,
     };

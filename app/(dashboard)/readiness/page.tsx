@@ -83,7 +83,7 @@ function LatestRun({ run }: { run: StoredReadinessRun }) {
                 <p className="break-words text-sm text-slate-600">{step.summary}</p>
                 {step.fix ? (
                   <p className="mt-1 rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
-                    <strong>What to fix:</strong> {step.fix}
+                    <strong>{step.warning ? "Advice:" : "What to fix:"}</strong> {step.fix}
                   </p>
                 ) : null}
                 <details className="mt-1 text-xs text-slate-500">
