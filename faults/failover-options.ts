@@ -1,8 +1,8 @@
 // The knobs of `npm run test:failover`, from flags (`--events 500`) or environment
 // (FAILOVER_EVENTS=500); a flag wins. `--quick` is the CI profile: fewer events, one failover,
 // the same unsafe control.
-import { parseArgs } from "node:util";
 import { z } from "zod";
+import { readRunOptions } from "./run-options";
 
 const schema = z.object({
   /** Unique signed events the simulator emits during the synchronous run. */
@@ -81,47 +81,22 @@ const FLAGS = {
   "data-dir": "FAILOVER_DATA_DIR",
 } as const;
 
-const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-
-export const USAGE = `usage: npm run test:failover -- [--quick] ${Object.keys(FLAGS)
-  .map((f) => `[--${f} N]`)
-  .join(" ")}
-  (each flag also reads from its environment variable, e.g. ${FLAGS.events}=500)`;
-
-export function readFailoverRunOptions(argv: string[], env: Record<string, string | undefined>): FailoverRunOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      quick: { type: "boolean" },
-      help: { type: "boolean" },
-      ...Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, { type: "string" as const }])),
-    },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  const quick = values.quick === true || env.FAILOVER_QUICK === "1";
-  const given: Record<string, unknown> = {};
-  for (const [flag, variable] of Object.entries(FLAGS)) {
-    const value = (values as Record<string, unknown>)[flag] ?? env[variable];
-    if (value !== undefined && value !== "") given[camel(flag)] = value;
-  }
-  const parsed = schema.safeParse({
-    ...FULL,
-    ...(quick ? QUICK : {}),
+const SPEC = {
+  command: "test:failover",
+  schema,
+  flags: FLAGS,
+  quickVariable: "FAILOVER_QUICK",
+  full: FULL,
+  quick: QUICK,
+  fixed: {
     seed: Math.floor(Math.random() * 2 ** 31),
     basePort: 4700,
     appPort: 4660,
     simPort: 4661,
     dataDir: ".data/h-failover",
-    ...given,
-    quick,
-  });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`invalid option ${String(issue.path[0])}: ${issue.message}\n${USAGE}`);
-  }
-  return parsed.data;
+  },
+};
+
+export function readFailoverRunOptions(argv: string[], env: Record<string, string | undefined>): FailoverRunOptions {
+  return readRunOptions(SPEC, argv, env);
 }

@@ -1,11 +1,10 @@
 // The table `npm run test:failover` prints, and the kept results (bench/results/failover.json,
 // a line in bench/results/history.ndjson).
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
-import os from "node:os";
 import type { Figures } from "./check-history";
 import type { DashboardFigures } from "./dashboard-watch";
 import type { FailoverRecord } from "./failover-nemesis";
 import type { FailoverRunOptions } from "./failover-options";
+import { writeRunResults } from "./report";
 
 export type RecoveredFailover = FailoverRecord & {
   /** The first 2xx the simulator got after the kill (epoch ms), and its distance to the promotion and to the kill. */
@@ -82,11 +81,6 @@ export function formatFailoverReport(summary: FailoverSummary): string {
 }
 
 export function writeFailoverResults(summary: FailoverSummary): string {
-  const at = new Date().toISOString();
-  const result = { at, machine: { cpus: os.cpus().length, node: process.version, loadavg: os.loadavg() }, ...summary };
-  mkdirSync("bench/results", { recursive: true });
   const file = summary.options.quick ? "bench/results/failover-quick.json" : "bench/results/failover.json";
-  writeFileSync(file, JSON.stringify(result, null, 2) + "\n");
-  appendFileSync("bench/results/history.ndjson", JSON.stringify({ bench: "failover", ...result }) + "\n");
-  return file;
+  return writeRunResults("failover", file, summary);
 }

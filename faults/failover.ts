@@ -13,11 +13,11 @@
 // lost something; 1 on a violation; 2 when the harness itself failed.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import pg from "pg";
 import { DEV_PROVIDER_API_KEY, DEV_WEBHOOK_SECRET } from "../lib/env";
 import { createProviderClient, type ProviderDeliveryAttempt } from "../lib/provider/client";
 import { registrationIdempotencyKey } from "../lib/provider/webhook-registration";
 import { findFailoverTools, startPatroniCluster, waitFor, type PatroniCluster } from "../test/support/patroni-cluster";
+import { withPgClient } from "../test/support/pg-client";
 import { startSimulator, type SimulatorProcess } from "../test/support/simulator";
 import { createAppProcess } from "./app-process";
 import { snapshotProductionBuild } from "./build-snapshot";
@@ -26,7 +26,7 @@ import { collectObservations } from "./collect-observations";
 import { watchDashboard, type DashboardFigures } from "./dashboard-watch";
 import { drainSimulator } from "./drain";
 import { failOver, type FailoverKind, type FailoverRecord } from "./failover-nemesis";
-import { readFailoverRunOptions, type FailoverRunOptions } from "./failover-options";
+import { readFailoverRunOptions } from "./failover-options";
 import {
   formatFailoverReport,
   writeFailoverResults,
@@ -34,30 +34,14 @@ import {
   type RecoveredFailover,
 } from "./failover-report";
 import { assertPortsFree } from "./free-ports";
+import { printVerdict } from "./report";
 import { seedPlatformAdmin } from "./platform-admin";
+import { startHarness } from "./harness";
 import { emitPaced } from "./workload";
 
-const runStarted = performance.now();
-const log = (line: string) =>
-  console.log(`failover [${((performance.now() - runStarted) / 1000).toFixed(1).padStart(6)} s] ${line}`);
-
-let options: FailoverRunOptions;
-try {
-  options = readFailoverRunOptions(process.argv.slice(2), process.env);
-} catch (error) {
-  console.error(`failover: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(2);
-}
-
-const cleanups: (() => Promise<unknown>)[] = [];
-let cleaning: Promise<void> | null = null;
-const cleanUp = () =>
-  (cleaning ??= (async () => {
-    for (const cleanup of cleanups.reverse())
-      await cleanup().catch((error: unknown) => console.error(`failover: cleanup: ${String(error)}`));
-  })());
-for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.on(signal, () => void cleanUp().then(() => process.exit(130)));
+const { options, log, elapsedMs, onCleanup, run } = startHarness("failover", () =>
+  readFailoverRunOptions(process.argv.slice(2), process.env),
+);
 
 const DATABASE = "keyhook";
 
@@ -82,12 +66,12 @@ async function main(): Promise<number> {
     synchronous: true,
     log,
   });
-  cleanups.push(() => cluster.stop());
+  onCleanup(() => cluster.stop());
   const setupMs = Math.round(performance.now() - clusterStarted);
   log(
     `Patroni cluster of ${options.nodes} up in ${(setupMs / 1000).toFixed(1)} s (synchronous, strict); ${cluster.dir}`,
   );
-  await admin(cluster.primaryUrl("postgres"), (client) => client.query(`CREATE DATABASE ${DATABASE}`));
+  await withPgClient(cluster.primaryUrl("postgres"), (client) => client.query(`CREATE DATABASE ${DATABASE}`));
   const databaseUrl = cluster.primaryUrl(DATABASE);
 
   const simDir = path.join(root, "sim");
@@ -101,7 +85,7 @@ async function main(): Promise<number> {
       PROVIDER_SIM_CONCURRENCY: String(options.concurrency),
     },
   });
-  cleanups.push(() => sim.kill("SIGTERM"));
+  onCleanup(() => sim.kill("SIGTERM"));
 
   const app = createAppProcess({
     port: options.appPort,
@@ -116,7 +100,7 @@ async function main(): Promise<number> {
       ROLLUP_INTERVAL_MS: "1000",
     },
   });
-  cleanups.push(() => app.stop());
+  onCleanup(() => app.stop());
   const boot = await app.start();
   log(`app ${buildId} started with its worker (${boot.bootMs} ms)`);
 
@@ -182,23 +166,17 @@ async function main(): Promise<number> {
     dashboard: dashboardFigures,
     worker,
     control,
-    totalMs: Math.round(performance.now() - runStarted),
+    totalMs: elapsedMs(),
     violations: [],
   };
   summary.violations = failoverViolations(summary);
-  console.log(`\n${formatFailoverReport(summary)}`);
-  const file = writeFailoverResults(summary);
-  console.log(`written to ${file} and a line in bench/results/history.ndjson`);
-  if (summary.violations.length > 0) {
-    console.log(`\nFAILED: ${summary.violations.join("; ")}`);
-    for (const [kind, ids] of Object.entries(figures.examples))
-      if (ids.length > 0) console.log(`  ${kind}: ${ids.join(", ")}`);
-    return 1;
-  }
-  console.log(
-    `\nPASSED: nothing acknowledged was lost across ${failovers.length} failover(s); the asynchronous control lost ${control?.lost ?? "—"}`,
-  );
-  return 0;
+  return printVerdict({
+    table: formatFailoverReport(summary),
+    file: writeFailoverResults(summary),
+    violations: summary.violations,
+    examples: figures.examples,
+    passed: `nothing acknowledged was lost across ${failovers.length} failover(s); the asynchronous control lost ${control?.lost ?? "—"}`,
+  });
 }
 
 /** Emits `events` at the run's pace, failing over at evenly spaced moments, then drains. */
@@ -275,7 +253,7 @@ async function workerFigures(run: { databaseUrl: string; logFile: string }): Pro
   try {
     await waitFor(
       () =>
-        admin(run.databaseUrl, async (client) => {
+        withPgClient(run.databaseUrl, async (client) => {
           const { rows } = await client.query<{ behind: boolean }>(
             `SELECT coalesce((SELECT max(id) FROM processed_events), 0) >
                     (SELECT folded_id FROM rollup_watermarks WHERE source = 'processed_events') AS behind`,
@@ -314,25 +292,4 @@ function failoverViolations(summary: FailoverSummary): string[] {
   return found;
 }
 
-async function admin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
-  client.on("error", () => {});
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-let code: number;
-try {
-  code = await main();
-} catch (error) {
-  console.error(
-    `failover: the harness failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-  );
-  code = 2;
-}
-await cleanUp();
-process.exit(code);
+await run(main);

@@ -25,32 +25,14 @@ import { startDatabaseServer } from "./database-server";
 import { assertPortsFree } from "./free-ports";
 import { startNemesis } from "./nemesis";
 import { readFaultRunOptions } from "./options";
-import { formatTable, writeResults, type RunSummary } from "./report";
+import { formatTable, printVerdict, writeResults, type RunSummary } from "./report";
 import { startSlowResponseProxy } from "./slow-response-proxy";
+import { startHarness } from "./harness";
 import { emitPaced } from "./workload";
 
-const runStarted = performance.now();
-const log = (line: string) =>
-  console.log(`faults [${((performance.now() - runStarted) / 1000).toFixed(1).padStart(6)} s] ${line}`);
-
-let options: ReturnType<typeof readFaultRunOptions>;
-try {
-  options = readFaultRunOptions(process.argv.slice(2), process.env);
-} catch (error) {
-  console.error(`faults: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(2);
-}
-
-// Everything started is stopped in reverse order, whatever happens (error, Ctrl-C).
-const cleanups: (() => Promise<unknown>)[] = [];
-let cleaning: Promise<void> | null = null;
-const cleanUp = () =>
-  (cleaning ??= (async () => {
-    for (const cleanup of cleanups.reverse())
-      await cleanup().catch((error: unknown) => console.error(`faults: cleanup: ${String(error)}`));
-  })());
-for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.on(signal, () => void cleanUp().then(() => process.exit(130)));
+const { options, log, elapsedMs, onCleanup, run } = startHarness("faults", () =>
+  readFaultRunOptions(process.argv.slice(2), process.env),
+);
 
 async function main(): Promise<number> {
   await assertPortsFree({ app: options.appPort, simulator: options.simPort, proxy: options.proxyPort });
@@ -73,7 +55,7 @@ async function main(): Promise<number> {
     port: options.pgPort,
     onUnexpectedExit: (reason) => log(`PostgreSQL died unexpectedly: ${reason}`),
   });
-  cleanups.push(() => database.stop());
+  onCleanup(() => database.stop());
   await installCommitSignal(database.databaseUrl);
 
   const app = createAppProcess({
@@ -83,7 +65,7 @@ async function main(): Promise<number> {
     logFile,
     appDir,
   });
-  cleanups.push(() => app.stop());
+  onCleanup(() => app.stop());
   const firstBoot = await app.start();
   log(`app started (${firstBoot.bootMs} ms)`);
 
@@ -95,7 +77,7 @@ async function main(): Promise<number> {
     holdMs: options.deliveryTimeoutMs * 2,
     random,
   });
-  cleanups.push(() => proxy.close());
+  onCleanup(() => proxy.close());
 
   const sim = await startSimulator({
     dataDir: simDir,
@@ -107,7 +89,7 @@ async function main(): Promise<number> {
       PROVIDER_SIM_CONCURRENCY: "8",
     },
   });
-  cleanups.push(() => sim.kill("SIGTERM"));
+  onCleanup(() => sim.kill("SIGTERM"));
   const client = createProviderClient({ baseUrl: sim.url, apiKey: DEV_PROVIDER_API_KEY });
   const { hookId } = await client.registerWebhook({
     url: `http://127.0.0.1:${proxy.port}/api/webhooks/keys`,
@@ -175,7 +157,7 @@ async function main(): Promise<number> {
     timings: {
       emitMs,
       drainMs,
-      totalMs: Math.round(performance.now() - runStarted),
+      totalMs: elapsedMs(),
       meanBootMs: Math.round(boots.reduce((a, b) => a + b, 0) / boots.length),
     },
     violations: [],
@@ -184,27 +166,13 @@ async function main(): Promise<number> {
   if (summary.faults.appKills === 0 && options.killMaxMs > 0)
     summary.violations.push("no app kill happened: the run was too short for the kill interval");
 
-  console.log(`\n${formatTable(summary)}`);
-  const file = writeResults(summary);
-  console.log(`written to ${file} and a line in bench/results/history.ndjson`);
-  if (summary.violations.length > 0) {
-    console.log(`\nFAILED: ${summary.violations.join("; ")}`);
-    for (const [kind, ids] of Object.entries(figures.examples))
-      if (ids.length > 0) console.log(`  ${kind}: ${ids.join(", ")}`);
-    return 1;
-  }
-  console.log("\nPASSED: nothing lost, nothing applied twice, every key matches the provider");
-  return 0;
+  return printVerdict({
+    table: formatTable(summary),
+    file: writeResults(summary),
+    violations: summary.violations,
+    examples: figures.examples,
+    passed: "nothing lost, nothing applied twice, every key matches the provider",
+  });
 }
 
-let code: number;
-try {
-  code = await main();
-} catch (error) {
-  console.error(
-    `faults: the harness failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-  );
-  code = 2;
-}
-await cleanUp();
-process.exit(code);
+await run(main);

@@ -16,6 +16,7 @@ import { COUNTED_ROW } from "@/lib/rollups/rollup-sources";
 import { MIGRATION_LOCK_KEY } from "@/tooling/migrations/migration-lock";
 import { applyMigrations } from "@/tooling/migrations/wasm-engine";
 import { waitUntil } from "../support/child-process";
+import { withPgClient } from "../support/pg-client";
 import { findFailoverTools, startPatroniCluster, type PatroniCluster } from "../support/patroni-cluster";
 import { readinessContext } from "../support/readiness-context";
 import { keyStatuses, ledgerCount } from "../support/state";
@@ -31,21 +32,10 @@ const BASE_PORT = Number(process.env.TEST_FAILOVER_BASE_PORT ?? 4800);
 let cluster: PatroniCluster;
 const url = (database = "keyhook") => cluster.primaryUrl(database);
 
-async function withClient<T>(connectionString: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString });
-  client.on("error", () => {});
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
 describe.skipIf(missing !== null)("on a Patroni cluster with a synchronous standby", () => {
   beforeAll(async () => {
     cluster = await startPatroniCluster({ basePort: BASE_PORT, synchronous: true });
-    await withClient(url("postgres"), (client) => client.query("CREATE DATABASE keyhook"));
+    await withPgClient(url("postgres"), (client) => client.query("CREATE DATABASE keyhook"));
     await applyMigrations({ databaseUrl: url() });
     process.env.DATABASE_URL = url();
     process.env.INGEST_TX_TIMEOUT_MS = "1000";
