@@ -4,8 +4,8 @@
 // (ingest answers 503); with asynchronous replication they return, and what the standby had not
 // received when the primary died is gone after the promotion. Times are epoch milliseconds, to
 // be compared with the simulator's delivery history.
-import pg from "pg";
 import type { PatroniCluster } from "../test/support/patroni-cluster";
+import { withPgClient } from "../test/support/pg-client";
 
 export type FailoverKind = "crash" | "node";
 
@@ -69,17 +69,15 @@ export async function failOver(
 }
 
 async function standbyLag(url: string): Promise<number | null> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
-  client.on("error", () => {});
   try {
-    await client.connect();
-    const { rows } = await client.query<{ behind: string | null }>(
-      "SELECT max(pg_current_wal_lsn() - replay_lsn)::text AS behind FROM pg_stat_replication",
-    );
-    return rows[0]?.behind == null ? null : Number(rows[0].behind);
+    const behind = await withPgClient(url, async (client) => {
+      const { rows } = await client.query<{ behind: string | null }>(
+        "SELECT max(pg_current_wal_lsn() - replay_lsn)::text AS behind FROM pg_stat_replication",
+      );
+      return rows[0]?.behind ?? null;
+    });
+    return behind === null ? null : Number(behind);
   } catch {
     return null;
-  } finally {
-    await client.end().catch(() => {});
   }
 }

@@ -23,6 +23,7 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import net from "node:net";
+import { withPgClient } from "./pg-client";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy";
 
 const PATRONI = "/usr/bin/patroni";
@@ -330,24 +331,12 @@ export async function startPatroniCluster(options: PatroniClusterOptions): Promi
       return found!;
     },
     async waitForWritable(database, timeoutMs = 60_000) {
-      const pg = (await import("pg")).default;
       await waitFor(
-        async () => {
-          const client = new pg.Client({
-            connectionString: url(ports.haPrimary, database),
-            connectionTimeoutMillis: 1_000,
-          });
-          client.on("error", () => {});
-          try {
-            await client.connect();
+        () =>
+          withPgClient(url(ports.haPrimary, database), async (client) => {
             const { rows } = await client.query<{ ro: boolean }>("SELECT pg_is_in_recovery() AS ro");
             return rows[0]?.ro === false;
-          } catch {
-            return false;
-          } finally {
-            await client.end().catch(() => {});
-          }
-        },
+          }).catch(() => false),
         timeoutMs,
         `HAProxy's primary port did not reach a writable node within ${timeoutMs} ms`,
       );
