@@ -26,7 +26,7 @@ test("a platform admin runs the readiness check and sees what is missing", async
   await expect(page.getByRole("heading", { name: "Retry readiness", exact: true })).toBeVisible();
   await page.getByRole("button", { name: "Run the readiness check now" }).click();
   // The result shows where the button is (the action result toast repeats it at the bottom).
-  await expect(page.getByRole("main").getByText(/Not ready for retries: 2 of 4 steps failed/)).toBeVisible({
+  await expect(page.getByRole("main").getByText(/Not ready for retries: 2 of 5 steps failed/)).toBeVisible({
     timeout: 60_000,
   });
   // A run that found problems is bad news: the toast says so in the error style, not as a success.
@@ -39,6 +39,9 @@ test("a platform admin runs the readiness check and sees what is missing", async
   await expect(page.getByTestId("readiness-step-forced_failure")).toContainText("answered 503");
   await expect(page.getByTestId("readiness-step-delivery_history")).toContainText("No webhook is registered");
   await expect(page.getByTestId("readiness-step-retention")).toContainText("npm run purge");
+  // One embedded server, no standby: said plainly, as a warning (decision 0021).
+  await expect(page.getByTestId("readiness-step-failover_durability")).toContainText("warning");
+  await expect(page.getByTestId("readiness-step-failover_durability")).toContainText("a single server");
   await shoot(page, "readiness");
 
   await page.goto("/overview");

@@ -31,6 +31,8 @@ export function createAppProcess(options: {
   logFile: string;
   /** Where `.next` is: the run's snapshot of the build (build-snapshot.ts). */
   appDir: string;
+  /** More settings for the app (e.g. the worker beside it). */
+  env?: Record<string, string>;
 }): AppProcess {
   const launcherScript = path.resolve("scripts/boot.ts");
   const baseUrl = `http://127.0.0.1:${options.port}`;
@@ -66,6 +68,7 @@ export function createAppProcess(options: {
           // One JSON line per delivery would cost the 2 cores more than the ingest itself.
           LOG_LEVEL: "warn",
           KEYHOOK_WITH_SIMULATOR: "0",
+          ...options.env,
         },
       });
       closeSync(log);

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import path from "node:path";
 
-const SHARED = ["node_modules", "package.json", "next.config.ts", "tsconfig.json", "prisma", "public"];
+const SHARED = ["node_modules", "package.json", "next.config.ts", "tsconfig.json", "prisma", "public", "server"];
 const NOT_NEEDED = new Set(["cache", "dev", "diagnostics", "trace", "standalone"]);
 
 const readBuildId = () => {

@@ -1,8 +1,8 @@
 // The knobs of `npm run test:faults`, from flags (`--events 500`) or environment
 // (FAULTS_EVENTS=500); a flag wins. `--quick` is the CI profile: fewer events, a shorter run,
 // the same kinds of faults.
-import { parseArgs } from "node:util";
 import { z } from "zod";
+import { readRunOptions } from "./run-options";
 
 const schema = z.object({
   /** Unique events the simulator emits. */
@@ -96,50 +96,25 @@ const FLAGS = {
   "data-dir": "FAULTS_DATA_DIR",
 } as const;
 
-const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-
-export const USAGE = `usage: npm run test:faults -- [--quick] ${Object.keys(FLAGS)
-  .map((f) => `[--${f} N]`)
-  .join(" ")}
-  (each flag also reads from its environment variable, e.g. ${FLAGS.events}=500)`;
-
-export function readFaultRunOptions(argv: string[], env: Record<string, string | undefined>): FaultRunOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      quick: { type: "boolean" },
-      help: { type: "boolean" },
-      ...Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, { type: "string" as const }])),
-    },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
-  const quick = values.quick === true || env.FAULTS_QUICK === "1";
-  const given: Record<string, unknown> = {};
-  for (const [flag, variable] of Object.entries(FLAGS)) {
-    const value = (values as Record<string, unknown>)[flag] ?? env[variable];
-    if (value !== undefined && value !== "") given[camel(flag)] = value;
-  }
-  const parsed = schema.safeParse({
-    ...FULL,
-    ...(quick ? QUICK : {}),
+const SPEC = {
+  command: "test:faults",
+  schema,
+  flags: FLAGS,
+  quickVariable: "FAULTS_QUICK",
+  full: FULL,
+  quick: QUICK,
+  fixed: {
     seed: Math.floor(Math.random() * 2 ** 31),
     appPort: 4560,
     simPort: 4561,
     proxyPort: 4562,
     pgPort: 54560,
     dataDir: ".data/h-faults",
-    ...given,
-    quick,
-  });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`invalid option ${String(issue.path[0])}: ${issue.message}\n${USAGE}`);
-  }
-  if (parsed.data.killMaxMs < parsed.data.killMinMs)
-    throw new Error("invalid option killMaxMs: must be at least killMinMs");
-  return parsed.data;
+  },
+};
+
+export function readFaultRunOptions(argv: string[], env: Record<string, string | undefined>): FaultRunOptions {
+  const options = readRunOptions(SPEC, argv, env);
+  if (options.killMaxMs < options.killMinMs) throw new Error("invalid option killMaxMs: must be at least killMinMs");
+  return options;
 }

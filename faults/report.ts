@@ -54,11 +54,35 @@ export function formatTable(summary: RunSummary): string {
 }
 
 export function writeResults(summary: RunSummary): string {
+  return writeRunResults("faults", "bench/results/faults.json", summary);
+}
+
+/** The kept result of a harness run: `file`, and a line in bench/results/history.ndjson. */
+export function writeRunResults(bench: string, file: string, summary: object): string {
   const at = new Date().toISOString();
   const result = { at, machine: { cpus: os.cpus().length, node: process.version, loadavg: os.loadavg() }, ...summary };
   mkdirSync("bench/results", { recursive: true });
-  const file = "bench/results/faults.json";
   writeFileSync(file, JSON.stringify(result, null, 2) + "\n");
-  appendFileSync("bench/results/history.ndjson", JSON.stringify({ bench: "faults", ...result }) + "\n");
+  appendFileSync("bench/results/history.ndjson", JSON.stringify({ bench, ...result }) + "\n");
   return file;
+}
+
+/** The end of a run: its table, where its results went, and the verdict as the exit code. */
+export function printVerdict(run: {
+  table: string;
+  file: string;
+  violations: string[];
+  examples: Figures["examples"];
+  passed: string;
+}): number {
+  console.log(`\n${run.table}`);
+  console.log(`written to ${run.file} and a line in bench/results/history.ndjson`);
+  if (run.violations.length > 0) {
+    console.log(`\nFAILED: ${run.violations.join("; ")}`);
+    for (const [kind, ids] of Object.entries(run.examples))
+      if (ids.length > 0) console.log(`  ${kind}: ${ids.join(", ")}`);
+    return 1;
+  }
+  console.log(`\nPASSED: ${run.passed}`);
+  return 0;
 }

@@ -14,42 +14,25 @@ import path from "node:path";
 import { DEV_PROVIDER_API_KEY, DEV_WEBHOOK_SECRET } from "../lib/env";
 import { createProviderClient } from "../lib/provider/client";
 import { seededRandom } from "../simulator/faults";
-import { startSimulator, type SimulatorStats } from "../test/support/simulator";
+import { startSimulator } from "../test/support/simulator";
 import { createAppProcess } from "./app-process";
 import { snapshotProductionBuild } from "./build-snapshot";
 import { checkHistory, violations } from "./check-history";
 import { collectObservations } from "./collect-observations";
+import { drainSimulator } from "./drain";
 import { installCommitSignal, nextCommit } from "./commit-signal";
 import { startDatabaseServer } from "./database-server";
 import { assertPortsFree } from "./free-ports";
 import { startNemesis } from "./nemesis";
 import { readFaultRunOptions } from "./options";
-import { formatTable, writeResults, type RunSummary } from "./report";
+import { formatTable, printVerdict, writeResults, type RunSummary } from "./report";
 import { startSlowResponseProxy } from "./slow-response-proxy";
+import { startHarness } from "./harness";
 import { emitPaced } from "./workload";
 
-const runStarted = performance.now();
-const log = (line: string) =>
-  console.log(`faults [${((performance.now() - runStarted) / 1000).toFixed(1).padStart(6)} s] ${line}`);
-
-let options: ReturnType<typeof readFaultRunOptions>;
-try {
-  options = readFaultRunOptions(process.argv.slice(2), process.env);
-} catch (error) {
-  console.error(`faults: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(2);
-}
-
-// Everything started is stopped in reverse order, whatever happens (error, Ctrl-C).
-const cleanups: (() => Promise<unknown>)[] = [];
-let cleaning: Promise<void> | null = null;
-const cleanUp = () =>
-  (cleaning ??= (async () => {
-    for (const cleanup of cleanups.reverse())
-      await cleanup().catch((error: unknown) => console.error(`faults: cleanup: ${String(error)}`));
-  })());
-for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.on(signal, () => void cleanUp().then(() => process.exit(130)));
+const { options, log, elapsedMs, onCleanup, run } = startHarness("faults", () =>
+  readFaultRunOptions(process.argv.slice(2), process.env),
+);
 
 async function main(): Promise<number> {
   await assertPortsFree({ app: options.appPort, simulator: options.simPort, proxy: options.proxyPort });
@@ -72,7 +55,7 @@ async function main(): Promise<number> {
     port: options.pgPort,
     onUnexpectedExit: (reason) => log(`PostgreSQL died unexpectedly: ${reason}`),
   });
-  cleanups.push(() => database.stop());
+  onCleanup(() => database.stop());
   await installCommitSignal(database.databaseUrl);
 
   const app = createAppProcess({
@@ -82,7 +65,7 @@ async function main(): Promise<number> {
     logFile,
     appDir,
   });
-  cleanups.push(() => app.stop());
+  onCleanup(() => app.stop());
   const firstBoot = await app.start();
   log(`app started (${firstBoot.bootMs} ms)`);
 
@@ -94,7 +77,7 @@ async function main(): Promise<number> {
     holdMs: options.deliveryTimeoutMs * 2,
     random,
   });
-  cleanups.push(() => proxy.close());
+  onCleanup(() => proxy.close());
 
   const sim = await startSimulator({
     dataDir: simDir,
@@ -106,7 +89,7 @@ async function main(): Promise<number> {
       PROVIDER_SIM_CONCURRENCY: "8",
     },
   });
-  cleanups.push(() => sim.kill("SIGTERM"));
+  onCleanup(() => sim.kill("SIGTERM"));
   const client = createProviderClient({ baseUrl: sim.url, apiKey: DEV_PROVIDER_API_KEY });
   const { hookId } = await client.registerWebhook({
     url: `http://127.0.0.1:${proxy.port}/api/webhooks/keys`,
@@ -146,25 +129,7 @@ async function main(): Promise<number> {
   // Throws when the app could not be brought back: then there is nothing to check.
   await nemesis.stop();
 
-  // Drain: every message delivered or given up (the retry horizon is bounded), no copy queued.
-  const drainStarted = performance.now();
-  let stats: SimulatorStats = await sim.stats();
-  let lastReport = 0;
-  while (stats.messages.pending > 0 || stats.queued > 0 || stats.inFlight > 0) {
-    if (performance.now() - drainStarted > options.drainTimeoutMs) {
-      log(`drain timed out after ${options.drainTimeoutMs} ms with ${stats.messages.pending} messages pending`);
-      break;
-    }
-    if (performance.now() - lastReport > 10_000) {
-      lastReport = performance.now();
-      log(
-        `draining: ${stats.messages.succeeded} delivered, ${stats.messages.pending} pending, ${stats.queued} queued, ${stats.messages.failed} failed`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    stats = await sim.stats();
-  }
-  const drainMs = Math.round(performance.now() - drainStarted);
+  const { stats, drainMs } = await drainSimulator(sim, { timeoutMs: options.drainTimeoutMs, log });
   log(
     `drained in ${(drainMs / 1000).toFixed(1)} s: ${stats.messages.succeeded} delivered, ${stats.messages.failed} failed; checking`,
   );
@@ -192,7 +157,7 @@ async function main(): Promise<number> {
     timings: {
       emitMs,
       drainMs,
-      totalMs: Math.round(performance.now() - runStarted),
+      totalMs: elapsedMs(),
       meanBootMs: Math.round(boots.reduce((a, b) => a + b, 0) / boots.length),
     },
     violations: [],
@@ -201,27 +166,13 @@ async function main(): Promise<number> {
   if (summary.faults.appKills === 0 && options.killMaxMs > 0)
     summary.violations.push("no app kill happened: the run was too short for the kill interval");
 
-  console.log(`\n${formatTable(summary)}`);
-  const file = writeResults(summary);
-  console.log(`written to ${file} and a line in bench/results/history.ndjson`);
-  if (summary.violations.length > 0) {
-    console.log(`\nFAILED: ${summary.violations.join("; ")}`);
-    for (const [kind, ids] of Object.entries(figures.examples))
-      if (ids.length > 0) console.log(`  ${kind}: ${ids.join(", ")}`);
-    return 1;
-  }
-  console.log("\nPASSED: nothing lost, nothing applied twice, every key matches the provider");
-  return 0;
+  return printVerdict({
+    table: formatTable(summary),
+    file: writeResults(summary),
+    violations: summary.violations,
+    examples: figures.examples,
+    passed: "nothing lost, nothing applied twice, every key matches the provider",
+  });
 }
 
-let code: number;
-try {
-  code = await main();
-} catch (error) {
-  console.error(
-    `faults: the harness failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-  );
-  code = 2;
-}
-await cleanUp();
-process.exit(code);
+await run(main);

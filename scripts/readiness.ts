@@ -61,7 +61,7 @@ try {
   } else {
     for (const step of result.steps) {
       console.log(
-        `${step.passed ? "PASS" : "FAIL"}  ${step.title}\n      ${step.summary}${step.fix ? `\n      fix: ${step.fix}` : ""}`,
+        `${step.passed ? (step.warning ? "WARN" : "PASS") : "FAIL"}  ${step.title}\n      ${step.summary}${step.fix ? `\n      ${step.warning ? "advice" : "fix"}: ${step.fix}` : ""}`,
       );
     }
     console.log(

@@ -7,15 +7,19 @@
 //     the jobs' own queries go through the app's Prisma client (DATABASE_URL, pooler welcome).
 //   - When PROVIDER_WEBHOOK_URL is set, it makes sure our webhook is registered at the provider
 //     first (idempotent; retried until the provider answers, e.g. while the simulator starts).
-// SIGINT/SIGTERM (or, under the dev launcher, its stdin closing): the jobs in flight finish, the
-// queue releases what it holds, then the process exits 0.
+// SIGINT/SIGTERM (or, under the dev launcher, its stdin closing): the jobs in flight get
+// SHUTDOWN_DRAIN_MS to finish, the queue releases what it holds, then the process exits 0, also
+// while the database is away. A lost connection or a failover restarts the queue, not the
+// process (lib/jobs/supervise-job-worker.ts).
+import { withDeadline } from "../lib/concurrency/with-deadline";
 import { disconnectDb } from "../lib/db";
 import { driverUrl } from "../lib/database-urls";
 import { env } from "../lib/env";
 import { backgroundJobs } from "../lib/jobs/background-jobs";
 import { enqueueJob } from "../lib/jobs/enqueue-job";
 import { OUTBOX_DRAIN_KEY } from "../lib/jobs/job-names";
-import { kickRecurringJobs, startJobWorker } from "../lib/jobs/start-job-worker";
+import { kickRecurringJobs } from "../lib/jobs/start-job-worker";
+import { superviseJobWorker } from "../lib/jobs/supervise-job-worker";
 import { describeError, log } from "../lib/log";
 import { providerClientFromEnv } from "../lib/provider/client";
 import { ensureWebhookRegistered } from "../lib/provider/webhook-registration";
@@ -79,7 +83,7 @@ async function main(): Promise<void> {
   // The outbox retries durably itself (attempt log, backoff in the row), so its client never
   // retries inside one call.
   const jobs = backgroundJobs({ config, outboxClient: providerClientFromEnv({ maxRetries: 0 }) });
-  const runner = await startJobWorker({
+  const queue = await superviseJobWorker({
     connectionString: driverUrl(config.DIRECT_DATABASE_URL || config.DATABASE_URL!),
     jobs,
     concurrency: config.WORKER_CONCURRENCY,
@@ -93,16 +97,8 @@ async function main(): Promise<void> {
     jobs: jobs.map((job) => job.task),
     concurrency: config.WORKER_CONCURRENCY,
   });
-  const crashed = runner.promise.then(
-    () => false,
-    (error: unknown) => {
-      log.error("job queue stopped unexpectedly", { error: describeError(error) });
-      return true;
-    },
-  );
-  const failed = await Promise.race([stopped.then(() => false), crashed]);
-  if (!failed) await runner.stop();
-  if (failed) process.exitCode = 1;
+  await stopped;
+  await queue.stop(config.SHUTDOWN_DRAIN_MS);
 }
 
 try {
@@ -111,7 +107,8 @@ try {
   log.error("worker could not start", { error: describeError(error) });
   process.exitCode = 1;
 } finally {
-  await disconnectDb();
+  // A query stuck on a database that stopped answering would hold the pool open for ever.
+  await withDeadline(disconnectDb(), 2_000, "closing the database pool").catch(() => {});
 }
 log.info("worker stopped");
 process.exit(process.exitCode ?? 0);

@@ -3,6 +3,7 @@ import "server-only";
 // (docs/design.md, invariants 1–4). The rules themselves run in the SQL function
 // keyhook_apply_event (see its migration for why); the receipt of the delivery is written by the
 // same statement, so an answered delivery and its receipt commit or vanish together.
+import { withDeadline } from "../concurrency/with-deadline";
 import { prisma, type Db } from "../db";
 import { env } from "../env";
 import { Prisma } from "../generated/prisma/client";
@@ -39,10 +40,17 @@ type Row = { outcome: IngestOutcome; reason: string | null; first_outcome: strin
 export async function applyKeyEvent(options: ApplyKeyEventOptions, db: Db = prisma): Promise<ApplyResult> {
   const timeout = env().INGEST_TX_TIMEOUT_MS;
 
-  const rows = await db.$transaction((tx) => tx.$queryRaw<Row[]>(ingestStatement(options, timeout)), {
-    maxWait: timeout,
-    timeout,
-  });
+  // maxWait and timeout bound the wait for a connection and the statement; the deadline also
+  // bounds the COMMIT, which waits for the synchronous standby (docs/failover.md). Past it the
+  // outcome is unknown: the caller answers 503 and the retry finds the claim if it committed.
+  const rows = await withDeadline(
+    db.$transaction((tx) => tx.$queryRaw<Row[]>(ingestStatement(options, timeout)), {
+      maxWait: timeout,
+      timeout,
+    }),
+    2 * timeout,
+    "the ingest transaction",
+  );
   const row = rows[0];
   if (!row) throw new Error("keyhook_apply_event returned no row");
   return { outcome: row.outcome, reason: row.reason, firstOutcome: row.first_outcome };

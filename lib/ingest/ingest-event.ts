@@ -3,6 +3,7 @@ import "server-only";
 // claim and apply it. A provider delivery (handle-key-webhook.ts) and a local replay
 // (lib/deliveries/replay-stored-event.ts) both enter here and get a domain result back; every
 // result that is not a claim leaves a receipt here too.
+import { withDeadline } from "../concurrency/with-deadline";
 import { prisma, type Db } from "../db";
 import { statusOf } from "../http/to-response";
 import { describeError, log } from "../log";
@@ -150,6 +151,12 @@ export async function reject(
   return result;
 }
 
+/**
+ * How long a refusal waits for its receipt. While no standby confirms commits, the receipt's own
+ * COMMIT would hold the answer as long as the outage lasts; the answer matters more.
+ */
+const RECEIPT_WAIT_MS = 1_000;
+
 /** A receipt must never turn a rejection into a 500: if the database is down, we log instead. */
 async function storeRejection(
   context: DeliveryContext,
@@ -162,20 +169,24 @@ async function storeRejection(
   if (result.outcome === "rejected" && result.reason === "body_aborted" && !admitRefusedReceipt("aborted_body")) return;
   try {
     await withSpan("ingest.receipt", () =>
-      recordReceipt({
-        receivedAt: context.receivedAt,
-        webhookId: context.webhookId,
-        eventId: extra.eventId ?? null,
-        tenantId: extra.tenantId ?? null,
-        signatureVerdict: context.signatureVerdict,
-        status,
-        error: extra.error ?? result.error,
-        latencyMicros: microsSince(context.startedAt),
-        bodyBytes: context.bodyBytes,
-        source: context.source,
-        secretFingerprint: context.secretFingerprint ?? null,
-        clockSkewMs: context.clockSkewMs ?? null,
-      }),
+      withDeadline(
+        recordReceipt({
+          receivedAt: context.receivedAt,
+          webhookId: context.webhookId,
+          eventId: extra.eventId ?? null,
+          tenantId: extra.tenantId ?? null,
+          signatureVerdict: context.signatureVerdict,
+          status,
+          error: extra.error ?? result.error,
+          latencyMicros: microsSince(context.startedAt),
+          bodyBytes: context.bodyBytes,
+          source: context.source,
+          secretFingerprint: context.secretFingerprint ?? null,
+          clockSkewMs: context.clockSkewMs ?? null,
+        }),
+        RECEIPT_WAIT_MS,
+        "the receipt",
+      ),
     );
   } catch (error) {
     log.error("could not store receipt", { status, webhook_id: context.webhookId, error: describeError(error) });

@@ -66,6 +66,10 @@ export async function startJobWorker(options: JobWorkerOptions): Promise<Runner>
     parsedCronItems: parseCronItems(cronItems),
     logger: queueLogger,
     events: options.events ?? new EventEmitter(),
+    // Unbatched, a completion that fails (its connection cut by a failover) is an unhandled
+    // rejection that kills the process; batched, it stops the pool, which the supervisor
+    // restarts (supervise-job-worker.ts).
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
   });
   runner.events.on("job:error", ({ job, error }) => {
     log.warn("job failed; the queue retries it with backoff", {
@@ -85,9 +89,20 @@ export async function kickRecurringJobs(jobs: BackgroundJob[]): Promise<void> {
 
 // graphile-worker's own log lines, in our JSON format. Its "info" is a line per completed job
 // (several every few seconds with the chains): debug here; our own jobs log what they did.
+// Its metadata carries whole pg clients and job rows (payloads): only plain values and error
+// descriptions reach our log.
 const queueLogger = new Logger((scope) => (level, message, meta) => {
   const fields = { queue: true, ...(scope.taskIdentifier ? { task: scope.taskIdentifier } : {}) };
-  if (level === "error") log.error(message, { ...fields, ...(meta ?? {}) });
-  else if (level === "warning") log.warn(message, { ...fields, ...(meta ?? {}) });
+  if (level === "error") log.error(message, { ...fields, ...plainFields(meta) });
+  else if (level === "warning") log.warn(message, { ...fields, ...plainFields(meta) });
   else log.debug(message, fields);
 });
+
+function plainFields(meta: Record<string, unknown> | undefined): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(meta ?? {})) {
+    if (value instanceof Error) fields[name] = describeError(value);
+    else if (value === null || ["string", "number", "boolean"].includes(typeof value)) fields[name] = value;
+  }
+  return fields;
+}

@@ -17,6 +17,7 @@ import { expectedWebhookUrl } from "../settings/get-platform-settings";
 import { CANARY_TENANT_ID } from "./canary";
 import { checkDeliveryHistory } from "./step-delivery-history";
 import { checkDuplicateDelivery } from "./step-duplicate-delivery";
+import { checkFailoverDurability } from "./step-failover-durability";
 import { checkForcedFailure } from "./step-forced-failure";
 import { checkRetention } from "./step-retention";
 import type { ReadinessContext, ReadinessProvider, ReadinessStepId, StepResult } from "./types";
@@ -99,6 +100,9 @@ export async function runReadiness(options: RunReadinessOptions, db: Db = prisma
   );
   await guarded("delivery_history", "Delivery history reconciled", () => checkDeliveryHistory(context, delivery));
   await guarded("retention", "Retention and purge", () => checkRetention(context));
+  await guarded("failover_durability", "An acknowledged change survives a failover", () =>
+    checkFailoverDurability(context),
+  );
 
   const passed = steps.every((s) => s.passed);
   const finishedAt = now();

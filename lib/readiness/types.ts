@@ -2,7 +2,13 @@
 import type { Db } from "../db";
 import type { ProviderClient } from "../provider/client";
 
-export const READINESS_STEP_IDS = ["duplicate_delivery", "forced_failure", "delivery_history", "retention"] as const;
+export const READINESS_STEP_IDS = [
+  "duplicate_delivery",
+  "forced_failure",
+  "delivery_history",
+  "retention",
+  "failover_durability",
+] as const;
 export type ReadinessStepId = (typeof READINESS_STEP_IDS)[number];
 
 export type StepResult = {
@@ -13,6 +19,8 @@ export type StepResult = {
   summary: string;
   /** When it failed: what to fix, worded for an operator. */
   fix: string | null;
+  /** Passed, but `fix` says what the deployment does not cover (it does not fail the run). */
+  warning?: boolean;
   evidence: Record<string, unknown>;
   durationMs: number;
 };

@@ -186,13 +186,32 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
       failure = describeError(error);
     }
 
-    const summary = toPurgeRunSummary(await progress(failure ? "failed" : "ran", failure));
+    const summary = toPurgeRunSummary(await recordEnd(() => progress(failure ? "failed" : "ran", failure)));
     const fields = { trigger, ...totals, duration_ms: summary.durationMs, out_of_time: outOfTime };
     if (failure) log.error("purge failed", { ...fields, error: failure });
     else log.info("purge finished", fields);
     return summary;
   } finally {
     await lease.close();
+  }
+}
+
+/** How long a run keeps trying to record its end through an outage (a failover takes seconds). */
+const RECORD_END_FOR_MS = 60_000;
+
+/**
+ * The run's last word, retried while the database is away: a row left `running` keeps its lease,
+ * and every purge until the lease expires (minutes) would step aside, the nightly one included.
+ */
+async function recordEnd<T>(write: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + RECORD_END_FOR_MS;
+  for (;;) {
+    try {
+      return await write();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await delay(1_000);
+    }
   }
 }
 

@@ -45,6 +45,7 @@ describe("retry-readiness check", () => {
       ["forced_failure", true, null],
       ["delivery_history", true, null],
       ["retention", true, null],
+      ["failover_durability", true, null],
     ]);
     expect(result.passed).toBe(true);
 
@@ -73,7 +74,7 @@ describe("retry-readiness check", () => {
     const stored = await prisma.readinessRun.findUniqueOrThrow({ where: { id: BigInt(result.id) } });
     expect(stored).toMatchObject({ passed: true, actor: "test operator", trigger: "cli" });
     expect(stored.finishedAt).not.toBeNull();
-    expect((stored.steps as unknown[]).length).toBe(4);
+    expect((stored.steps as unknown[]).length).toBe(5);
     const audit = await prisma.auditLog.findFirstOrThrow({
       where: { action: "readiness.run", target: `readiness_runs/${result.id}` },
     });

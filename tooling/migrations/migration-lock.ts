@@ -7,6 +7,8 @@ import "server-only";
 // replica stays interruptible (SIGTERM aborts `signal` and it leaves at once), says who it waits
 // for, and gives up loudly after `timeoutMs` instead of hanging for ever behind a stuck session.
 // A crashed holder closes its socket and PostgreSQL frees the lock; keepalive bounds a vanished one.
+// Advisory locks are not replicated: after a failover nobody holds it on the new primary, and a
+// replica that was waiting connects again and takes it there.
 import pg from "pg";
 
 /** 'k','h','m','g' — ours, distinct from the schema engine's own lock (72707369), which it still takes. */
@@ -23,50 +25,80 @@ export type MigrationLockOptions = {
 };
 
 export async function withMigrationLock<T>(options: MigrationLockOptions, work: () => Promise<T>): Promise<T> {
+  // The first connection fails fast (a wrong URL or password is not worth waiting for).
+  const client = await acquire(await connect(options.url), options);
+  try {
+    return await work();
+  } finally {
+    await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});
+    await client.end().catch(() => {});
+  }
+}
+
+async function connect(url: string): Promise<pg.Client> {
   const client = new pg.Client({
-    connectionString: options.url,
+    connectionString: url,
     application_name: "keyhook-migrate",
     keepAlive: true,
     connectionTimeoutMillis: 10_000,
   });
   client.on("error", () => {}); // an idle socket error surfaces on the next query
-  await client.connect();
   try {
-    await acquire(client, options);
-    try {
-      return await work();
-    } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});
-    }
-  } finally {
+    await client.connect();
+  } catch (error) {
     await client.end().catch(() => {});
+    throw error;
   }
+  return client;
 }
 
-async function acquire(client: pg.Client, options: MigrationLockOptions): Promise<void> {
+/**
+ * Polls until the lock is ours; returns the session that holds it. A session lost while waiting
+ * (a failover: the lock we waited for went with the old primary) is replaced by a new one, until
+ * the timeout.
+ */
+async function acquire(first: pg.Client, options: MigrationLockOptions): Promise<pg.Client> {
   const started = Date.now();
   let lastSaid = -Infinity;
+  let client: pg.Client | null = first;
   for (;;) {
     throwIfAborted(options.signal);
-    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
-      MIGRATION_LOCK_KEY,
-    ]);
-    if (rows[0]?.locked) return;
     const waited = Date.now() - started;
-    if (waited >= options.timeoutMs || Date.now() - lastSaid >= SAY_AGAIN_MS) {
-      const holder = await describeHolder(client);
-      if (waited >= options.timeoutMs) {
-        throw new Error(
-          `gave up after ${Math.round(waited / 1000)} s waiting for the migration lock held by ${holder}` +
-            ` (MIGRATION_LOCK_TIMEOUT_MS=${options.timeoutMs}); if no replica is migrating, end that session`,
-        );
+    try {
+      client ??= await connect(options.url);
+      const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
+        MIGRATION_LOCK_KEY,
+      ]);
+      if (rows[0]?.locked) return client;
+      if (waited >= options.timeoutMs || Date.now() - lastSaid >= SAY_AGAIN_MS) {
+        const holder = await describeHolder(client);
+        if (waited >= options.timeoutMs) {
+          throw new MigrationLockTimeout(
+            `gave up after ${Math.round(waited / 1000)} s waiting for the migration lock held by ${holder}` +
+              ` (MIGRATION_LOCK_TIMEOUT_MS=${options.timeoutMs}); if no replica is migrating, end that session`,
+          );
+        }
+        options.log?.(`waiting for the migration lock held by ${holder}`);
+        lastSaid = Date.now();
       }
-      options.log?.(`waiting for the migration lock held by ${holder}`);
-      lastSaid = Date.now();
+    } catch (error) {
+      if (error instanceof MigrationLockTimeout) {
+        await client?.end().catch(() => {});
+        throw error;
+      }
+      await client?.end().catch(() => {});
+      client = null;
+      if (waited >= options.timeoutMs) throw error;
+      if (Date.now() - lastSaid >= SAY_AGAIN_MS) {
+        options.log?.(`lost the database while waiting for the migration lock (${String(error)}); connecting again`);
+        lastSaid = Date.now();
+      }
     }
     await abortableDelay(POLL_MS, options.signal);
   }
 }
+
+class MigrationLockTimeout extends Error {}
 
 async function describeHolder(client: pg.Client): Promise<string> {
   const { rows } = await client.query<{ pid: number; application_name: string | null; since: Date | null }>(

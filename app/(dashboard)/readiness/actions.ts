@@ -9,8 +9,9 @@ export const runReadinessAction = action("readiness.run", z.object({}), async (_
   revalidatePath("/readiness");
   revalidatePath("/overview");
   const failed = result.steps.filter((s) => !s.passed);
+  const warned = result.steps.filter((s) => s.passed && s.warning).length;
   return failed.length === 0
-    ? `Ready for retries: all ${result.steps.length} steps passed (run ${result.id}).`
+    ? `Ready for retries: all ${result.steps.length} steps passed${warned > 0 ? `, ${warned} with a warning` : ""} (run ${result.id}).`
     : {
         ok: false,
         message: `Not ready for retries: ${failed.length} of ${result.steps.length} steps failed (run ${result.id}). See what to fix below.`,

@@ -73,13 +73,17 @@ function LatestRun({ run }: { run: StoredReadinessRun }) {
         {run.steps.map((step) => (
           <li key={step.id} className="py-3" data-testid={`readiness-step-${step.id}`}>
             <div className="flex items-start gap-2">
-              {step.passed ? <Badge tone="green">pass</Badge> : <Badge tone="red">fail</Badge>}
+              {step.passed ? (
+                <Badge tone={step.warning ? "amber" : "green"}>{step.warning ? "warning" : "pass"}</Badge>
+              ) : (
+                <Badge tone="red">fail</Badge>
+              )}
               <div className="min-w-0 flex-1">
                 <p className="text-sm font-medium text-slate-800">{step.title}</p>
                 <p className="break-words text-sm text-slate-600">{step.summary}</p>
                 {step.fix ? (
                   <p className="mt-1 rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
-                    <strong>What to fix:</strong> {step.fix}
+                    <strong>{step.warning ? "Advice:" : "What to fix:"}</strong> {step.fix}
                   </p>
                 ) : null}
                 <details className="mt-1 text-xs text-slate-500">
