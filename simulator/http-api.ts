@@ -164,6 +164,17 @@ export function createRequestHandler(context: HttpApiContext) {
         } satisfies WireHook,
       };
     }
+    if (method === "GET" && (m = /^\/v1\/account\/webhooks\/([^/]+)$/.exec(p))) {
+      const hook = provider.hook(decodeURIComponent(m[1]!));
+      return {
+        status: 200,
+        body: {
+          hook_id: hook.id,
+          url: hook.url,
+          created_at: new Date(hook.createdAt).toISOString(),
+        } satisfies WireHook,
+      };
+    }
     if (method === "POST" && (m = /^\/v1\/account\/webhooks\/([^/]+)\/rotate-secret$/.exec(p))) {
       const input = parse(rotateSecretBody, body);
       const hook = provider.rotateHookSecret(decodeURIComponent(m[1]!), {
