@@ -45,7 +45,7 @@ async function RetentionDetails({ actor }: { actor: Actor }) {
         <Stat
           label="Provider retry horizon"
           value={`${settings.retryHorizonHours} h`}
-          hint={`+ ${settings.marginHours} h margin must stay below the window`}
+          hint={`+ ${settings.marginHours} h margin must stay below the window; ${settings.horizonFloor.bound === "configured" ? "floor from PROVIDER_RETRY_HORIZON_HOURS" : "floor from the provider's history"}`}
         />
         <Stat label="Oldest claim" value={<span className="text-base">{formatTime(stats.oldestClaimAt)}</span>} />
         <Stat label="Expiring in 24 h" value={formatNumber(stats.expiringNext24h)} />
@@ -76,6 +76,7 @@ async function RetentionDetails({ actor }: { actor: Actor }) {
                 type="number"
                 defaultValue={String(settings.retryHorizonHours)}
                 required
+                hint={`Must be ${settings.horizonFloor.explanation}.`}
               />
               <TextField
                 label="Payload retention (days)"
