@@ -85,6 +85,7 @@ describe("retry-readiness check", () => {
 
   it("fails the history step when the provider's history is missing an attempt", async () => {
     const losingOne: ReadinessProvider = {
+      getWebhook: (input) => system.client.getWebhook(input),
       sendTestEvent: (input) => system.client.sendTestEvent(input),
       redeliver: (input) => system.client.redeliver(input),
       // The provider "forgets" the oldest attempt of the event.
