@@ -6,15 +6,12 @@ import type { ActionResult } from "./action-result";
 
 export const FormResultContext = createContext<ActionResult | null>(null);
 
-export function fieldErrorId(name: string): string {
-  return `field-error-${name}`;
-}
-
-export function FieldError({ name }: { name: string }) {
+/** `id`: what the field's aria-describedby names. */
+export function FieldError({ name, id }: { name: string; id: string }) {
   const result = useContext(FormResultContext);
   if (!result || result.ok || result.field !== name) return null;
   return (
-    <span id={fieldErrorId(name)} role="alert" className="mt-1 block text-sm font-normal text-rose-700">
+    <span id={id} role="alert" className="mt-1 block text-sm font-normal text-rose-700">
       {result.message}
     </span>
   );

@@ -1,8 +1,9 @@
 // Form controls with their label, sized for a thumb on a phone. Inside an ActionForm, an error
 // about a field shows under it.
-import { FieldError, fieldErrorId } from "../field-error";
+import { FieldError } from "../field-error";
 
 const fieldHintId = (name: string) => `field-hint-${name}`;
+const fieldErrorId = (name: string) => `field-error-${name}`;
 
 const control =
   "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-sky-500 focus:outline-none focus:ring-1 focus:ring-sky-500";
@@ -48,7 +49,7 @@ export function TextField({
           {hint}
         </span>
       ) : null}
-      <FieldError name={name} />
+      <FieldError name={name} id={fieldErrorId(name)} />
     </label>
   );
 }

@@ -49,7 +49,7 @@ export async function checkRetention(context: ReadinessContext): Promise<StepRes
     return done(
       false,
       "no completed purge run is recorded",
-      "Run `npm run purge` once and make sure the worker (nightly at PURGE_HOUR_UTC) or the /api/cron/purge cron is running.",
+      "Start the worker (it purges at its start, then nightly at PURGE_HOUR_UTC) or the platform cron calling /api/cron/purge; `npm run purge` runs one now.",
     );
   }
   if (ageHours > PURGE_MAX_AGE_HOURS) {

@@ -19,7 +19,7 @@ export type RetryHorizonFloor = {
   bound: "configured" | "provider_history";
   configuredHours: number;
   observed: ObservedRetry | null;
-  /** One sentence for a person: which bound applies and what the other one is. */
+  /** For a person: which bound applies and what the other one is ("PROVIDER_RETRY_HORIZON_HOURS is 28 h; …"). */
   explanation: string;
 };
 
@@ -40,7 +40,7 @@ export function retryHorizonFloor(input: {
       bound: "provider_history",
       configuredHours,
       observed,
-      explanation: `at least ${observedHours} h: ${seen}, longer than PROVIDER_RETRY_HORIZON_HOURS (${configuredHours} h)`,
+      explanation: `${seen}, longer than PROVIDER_RETRY_HORIZON_HOURS (${configuredHours} h)`,
     };
   }
   return {
@@ -48,6 +48,6 @@ export function retryHorizonFloor(input: {
     bound: "configured",
     configuredHours,
     observed,
-    explanation: `at least ${configuredHours} h: PROVIDER_RETRY_HORIZON_HOURS is ${configuredHours} h; ${seen}`,
+    explanation: `PROVIDER_RETRY_HORIZON_HOURS is ${configuredHours} h; ${seen}`,
   };
 }

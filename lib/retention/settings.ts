@@ -136,7 +136,7 @@ export async function updateRetentionSettings(
     if (requested.retryHorizonHours < before.horizonFloor.hours) {
       throw new AppError(
         "bad_request",
-        `the provider retry horizon must be ${before.horizonFloor.explanation} (you entered ${requested.retryHorizonHours} h)`,
+        `the provider retry horizon must be at least ${before.horizonFloor.hours} h, not ${requested.retryHorizonHours} h: ${before.horizonFloor.explanation}`,
         { field: "retryHorizonHours" },
       );
     }

@@ -79,7 +79,7 @@ describe("the Retention form", () => {
     const result = await save({ retentionDays: "2", retryHorizonHours: "23", payloadRetentionDays: "" });
     expect(result).toMatchObject({ ok: false, field: "retryHorizonHours" });
     expect(result.message).toBe(
-      "The provider retry horizon must be at least 28 h: PROVIDER_RETRY_HORIZON_HOURS is 28 h; the provider's history shows no retry yet (you entered 23 h)",
+      "The provider retry horizon must be at least 28 h, not 23 h: PROVIDER_RETRY_HORIZON_HOURS is 28 h; the provider's history shows no retry yet",
     );
     expect(await prisma.setting.count({ where: { key: "retention" } })).toBe(0);
     // At the bound it is accepted (with a window long enough for it).
@@ -95,7 +95,7 @@ describe("the Retention form", () => {
     const result = await save({ retentionDays: "14", retryHorizonHours: "28", payloadRetentionDays: "" });
     expect(result).toMatchObject({ ok: false, field: "retryHorizonHours" });
     expect(result.message).toBe(
-      "The provider retry horizon must be at least 31 h: the longest retry the provider's history shows is 30.5 h (event evt_slow), longer than PROVIDER_RETRY_HORIZON_HOURS (28 h) (you entered 28 h)",
+      "The provider retry horizon must be at least 31 h, not 28 h: the longest retry the provider's history shows is 30.5 h (event evt_slow), longer than PROVIDER_RETRY_HORIZON_HOURS (28 h)",
     );
     // A shorter retry seen later never lowers it.
     await observeProviderRetries({ client: historyWithRetryOf(3), hookId: "hook_1", lookbackHours: 52 });
