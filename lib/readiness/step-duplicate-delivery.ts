@@ -95,19 +95,30 @@ export async function checkDuplicateDelivery(
     if (!first || !first.some((r) => r.status >= 200 && r.status < 300)) {
       const rows = await receiptsOf(eventId);
       evidence.receipts = rows.map(describeReceipt);
-      const fix = !indexPresent
-        ? INDEX_FIX
-        : rows.length === 0
-          ? `No delivery of the test event reached ${context.webhookUrl} within ${context.waitTimeoutMs} ms: check that the registered webhook URL is this deployment's public endpoint (Settings).`
-          : "The endpoint did not accept the test event: see the receipts above and the app log.";
-      return done(
-        false,
-        rows.length === 0
-          ? "the provider's test event never arrived"
-          : `the test event was answered ${rows.map((r) => r.status).join(", ")}`,
-        fix,
-        { eventId, via },
-      );
+      if (!indexPresent) return done(false, "the claim's unique index is missing", INDEX_FIX, { eventId, via });
+      if (rows.length > 0)
+        return done(
+          false,
+          `the test event was answered ${rows.map((r) => r.status).join(", ")}`,
+          "The endpoint did not accept the test event: see the receipts above and the app log.",
+          { eventId, via },
+        );
+      // Nothing reached us: did the provider try at all (a queue behind), or try and miss us (the URL)?
+      const tried = (await context.provider!.listDeliveries({ hookId: context.hookId!, eventId, limit: 50 })).items;
+      evidence.provider_attempts = tried.map((a) => ({ at: a.at.toISOString(), status: a.statusCode, error: a.error }));
+      return tried.length === 0
+        ? done(
+            false,
+            `the provider had not sent its test event ${context.waitTimeoutMs} ms after accepting it`,
+            "The provider lists no attempt yet: its delivery queue is behind. Run the check again; if it repeats, check the provider's status.",
+            { eventId, via },
+          )
+        : done(
+            false,
+            `the provider tried ${tried.length} time(s) to deliver its test event, and none reached us`,
+            `No delivery of the test event reached ${context.webhookUrl}: check that the registered webhook URL (Settings) is this deployment's public endpoint, and any proxy in between.`,
+            { eventId, via },
+          );
     }
     // The provider records an attempt once our answer has reached it, which may be well after our
     // receipt committed (a distant provider): wait for it, within the same bound.
