@@ -113,7 +113,7 @@ export function backgroundJobs(deps: { config: Env; outboxClient: ProviderClient
       ? [
           {
             task: "provider.register_webhook",
-            run: ({ payload }) => registerWebhook(webhookUrl, Number(payload.attempt) || 1),
+            run: ({ payload }) => keepRegistered(webhookUrl, Number(payload.attempt) || 1),
             cron: "7 * * * *",
             atStart: () => ({ attempt: 1 }),
           } satisfies BackgroundJob,
@@ -122,7 +122,7 @@ export function backgroundJobs(deps: { config: Env; outboxClient: ProviderClient
   ];
 }
 
-async function registerWebhook(url: string, attempt: number): Promise<void> {
+async function keepRegistered(url: string, attempt: number): Promise<void> {
   // A person may be waiting on the first registration: short calls, the job retries.
   const client = providerClientFromEnv({ maxRetries: 0, timeoutMs: 5_000 });
   const result = await keepWebhookRegistered({ url, client, attempt });
@@ -141,7 +141,7 @@ async function observeRetries(): Promise<void> {
   // Over the horizon in force and a day: a retry longer than that shows as announced (next_retry_at).
   const { horizonFloor } = await getRetentionSettings();
   const { observed, raised } = await observeProviderRetries({
-    client: providerClientFromEnv(),
+    client: providerClientFromEnv({ maxRetries: 1 }),
     hookId,
     lookbackHours: horizonFloor.hours + 24,
   });
@@ -150,7 +150,7 @@ async function observeRetries(): Promise<void> {
 }
 
 /** The latest daily slot at `hourUtc` at or before `now`. */
-export function latestDailySlot(now: Date, hourUtc: number): Date {
+function latestDailySlot(now: Date, hourUtc: number): Date {
   const slot = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), hourUtc));
   return slot > now ? new Date(slot.getTime() - 24 * HOUR_MS) : slot;
 }
