@@ -46,10 +46,10 @@ export function ActionForm({
   disabledReason,
 }: Props) {
   const report = useReportResult();
-  // Also into the page-wide region, as soon as the action answers: the re-render it causes may
-  // remove this very form (a revoked key's row has no revoke form), taking its state along.
   const formRef = useRef<HTMLFormElement>(null);
   const submitted = useRef<FormData | null>(null);
+  // Also into the page-wide region, as soon as the action answers: the re-render it causes may
+  // remove this very form (a revoked key's row has no revoke form), taking its state along.
   const reportingAction = useCallback(
     async (previous: ActionResult | null, form: FormData) => {
       submitted.current = form;
