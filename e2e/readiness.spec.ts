@@ -2,6 +2,8 @@
 // gaps on the district page and overview; per-secret usage on Settings; the canary stays hidden.
 // No provider runs here, so the check falls back to locally signed events and says the delivery
 // history cannot be reconciled, and no purge has run yet: "not ready", with what to fix.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { type Page } from "@playwright/test";
 import { expect, expectConsoleError, test, apiAs, deliverSigned, screenshot, signIn, USERS } from "./support";
 
@@ -95,4 +97,75 @@ test("a district admin has no readiness page", async ({ page }) => {
   expectConsoleError(/status of 404 \(Not Found\) \[.*\/readiness\]/);
   const response = await page.goto("/readiness");
   expect(response?.status()).toBe(404);
+});
+
+/** The provider simulator on the port the app calls, keeping nothing: a restart is a provider whose state was reset. */
+async function startProvider(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "simulator/main.ts"], {
+    env: {
+      ...process.env,
+      PROVIDER_SIM_PORT: String(Number(process.env.E2E_PROVIDER_PORT ?? 4539)),
+      PROVIDER_SIM_DATA_DIR: "memory",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`provider simulator exited with ${code}`)));
+    child.stdout!.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes('"port"')) resolve();
+    });
+  });
+  return child;
+}
+
+async function stopProvider(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill("SIGKILL");
+  await exited;
+}
+
+// Last in this file: it leaves a registered hook behind, which the runs above must not see.
+test("Settings says when the provider lost our webhook, and Register puts it back", async ({ page }) => {
+  let provider = await startProvider();
+  try {
+    await signIn(page, USERS.platformAdmin);
+    await page.goto("/settings");
+    await page.getByRole("button", { name: "Register webhook now" }).click();
+    await expect(
+      page.getByRole("main").getByText(/^Registered http:\/\/\S+ with the provider as hook hook_\w+\.$/),
+    ).toBeVisible();
+    const first = /hook_\w+/.exec(
+      (await page
+        .getByRole("main")
+        .getByText(/^Registered http/)
+        .textContent())!,
+    )![0];
+
+    // The provider's state is reset: same address, no hooks.
+    await stopProvider(provider);
+    provider = await startProvider();
+    await page.reload();
+    await expect(page.getByText("Our webhook is not registered at the provider:")).toBeVisible();
+    await expect(page.getByText("reachable · hook unknown")).toBeVisible();
+    await shoot(page, "settings-hook-lost");
+
+    await page.getByRole("button", { name: "Register webhook now" }).click();
+    await expect(
+      page
+        .getByRole("main")
+        .getByText(
+          new RegExp(`^The provider no longer knew hook ${first}: registered \\S+ again as hook hook_\\w+\\.$`),
+        ),
+    ).toBeVisible();
+    await page.reload();
+    await expect(page.getByText("Our webhook is not registered at the provider:")).toHaveCount(0);
+    await page.getByRole("button", { name: "Register webhook now" }).click();
+    await expect(
+      page.getByRole("main").getByText(/^The provider confirms \S+ is registered as hook hook_\w+; nothing changed\.$/),
+    ).toBeVisible();
+    await shoot(page, "settings-hook-registered");
+  } finally {
+    await stopProvider(provider);
+  }
 });

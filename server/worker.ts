@@ -1,12 +1,13 @@
 // `npm run worker`: the long-running background process. It runs the jobs of
 // lib/jobs/background-jobs.ts on the PostgreSQL job queue (graphile-worker): the outbox (provider
 // calls and alert notifications), the nightly retention purge at PURGE_HOUR_UTC, the rollup fold,
-// the sequence-gap alerts and the alert notifier. Any number of workers may run: each cron slot
-// is queued once, each outbox row is claimed by one of them.
+// the alerts, the drift check and the webhook registration. Any number of workers may run: each
+// cron slot is queued once, each outbox row is claimed by one of them.
 //   - The queue connects to DIRECT_DATABASE_URL when set (LISTEN needs a session), else DATABASE_URL;
 //     the jobs' own queries go through the app's Prisma client (DATABASE_URL, pooler welcome).
-//   - When PROVIDER_WEBHOOK_URL is set, it makes sure our webhook is registered at the provider
-//     first (idempotent; retried until the provider answers, e.g. while the simulator starts).
+//   - Every job starts at once, whatever the provider's state: the webhook registration
+//     (PROVIDER_WEBHOOK_URL) is one job among the others, retried on its own while the provider
+//     does not answer, and its failures raise the provider-unreachable alert.
 // SIGINT/SIGTERM (or, under the dev launcher, its stdin closing): the jobs in flight get
 // SHUTDOWN_DRAIN_MS to finish, the queue releases what it holds, then the process exits 0, also
 // while the database is away. A lost connection or a failover restarts the queue, not the
@@ -18,11 +19,10 @@ import { env } from "../lib/env";
 import { backgroundJobs } from "../lib/jobs/background-jobs";
 import { enqueueJob } from "../lib/jobs/enqueue-job";
 import { OUTBOX_DRAIN_KEY } from "../lib/jobs/job-names";
-import { kickRecurringJobs } from "../lib/jobs/start-job-worker";
+import { kickStartupJobs } from "../lib/jobs/start-job-worker";
 import { superviseJobWorker } from "../lib/jobs/supervise-job-worker";
 import { describeError, log } from "../lib/log";
 import { providerClientFromEnv } from "../lib/provider/client";
-import { ensureWebhookRegistered } from "../lib/provider/webhook-registration";
 import { runStartupChecks } from "./startup-checks";
 
 let config: ReturnType<typeof env>;
@@ -36,50 +36,17 @@ try {
   process.exit(1);
 }
 
-let stopping = false;
-let wake: (() => void) | null = null;
 const stopped = new Promise<void>((resolve) => {
-  const stop = () => {
-    stopping = true;
-    wake?.();
-    resolve();
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  process.on("SIGINT", resolve);
+  process.on("SIGTERM", resolve);
   // Started by the dev launcher with a pipe on stdin: the kernel closes it when the launcher dies.
   if (config.KEYHOOK_EXIT_WITH_PARENT === "1") {
-    process.stdin.on("close", stop);
+    process.stdin.on("close", resolve);
     process.stdin.resume();
   }
 });
 
-/** Waits, but wakes at once on shutdown. */
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    wake = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-  });
-}
-
-async function registerWebhook(url: string): Promise<void> {
-  for (let attempt = 1; !stopping; attempt++) {
-    try {
-      const { hookId, created } = await ensureWebhookRegistered({ url, client: providerClientFromEnv() });
-      log.info(created ? "webhook registered at the provider" : "webhook already registered", { hook_id: hookId, url });
-      return;
-    } catch (error) {
-      log.warn("webhook registration failed; retrying", { attempt, url, error: describeError(error) });
-      await pause(Math.min(30_000, 500 * 2 ** Math.min(attempt, 6)));
-    }
-  }
-}
-
 async function main(): Promise<void> {
-  if (config.PROVIDER_WEBHOOK_URL) await registerWebhook(config.PROVIDER_WEBHOOK_URL);
-  if (stopping) return;
   // The outbox retries durably itself (attempt log, backoff in the row), so its client never
   // retries inside one call.
   const jobs = backgroundJobs({ config, outboxClient: providerClientFromEnv({ maxRetries: 0 }) });
@@ -89,9 +56,9 @@ async function main(): Promise<void> {
     concurrency: config.WORKER_CONCURRENCY,
     pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
   });
-  // What was staged while no worker ran: drain now, and start the recurring chains.
+  // What was staged while no worker ran: drain now; start the recurring chains and the start jobs.
   await enqueueJob({ task: "outbox.drain", jobKey: OUTBOX_DRAIN_KEY });
-  await kickRecurringJobs(jobs);
+  await kickStartupJobs(jobs);
   log.info("worker started", {
     provider: config.PROVIDER_URL,
     jobs: jobs.map((job) => job.task),

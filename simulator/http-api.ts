@@ -32,7 +32,7 @@ import type {
 import { KEY_PAGE_MAX } from "../lib/provider/api-schema";
 import type { Dispatcher } from "./dispatcher";
 import { faultsSchema, type Faults } from "./faults";
-import type { SimAttempt, SimKey } from "./model";
+import type { SimAttempt, SimHook, SimKey } from "./model";
 import { SimApiError, type KeyChange, type SimProvider } from "./provider";
 import type { SimStore } from "./store";
 import { emitMany, startStream } from "./stream";
@@ -154,15 +154,10 @@ export function createRequestHandler(context: HttpApiContext) {
 
     if (method === "POST" && p === "/v1/account/webhooks/register") {
       const { url: hookUrl } = parse(registerBody, body);
-      const hook = provider.registerHook(hookUrl);
-      return {
-        status: 201,
-        body: {
-          hook_id: hook.id,
-          url: hook.url,
-          created_at: new Date(hook.createdAt).toISOString(),
-        } satisfies WireHook,
-      };
+      return { status: 201, body: wireHook(provider.registerHook(hookUrl)) };
+    }
+    if (method === "GET" && (m = /^\/v1\/account\/webhooks\/([^/]+)$/.exec(p))) {
+      return { status: 200, body: wireHook(provider.hook(decodeURIComponent(m[1]!))) };
     }
     if (method === "POST" && (m = /^\/v1\/account\/webhooks\/([^/]+)\/rotate-secret$/.exec(p))) {
       const input = parse(rotateSecretBody, body);
@@ -492,6 +487,10 @@ export function createRequestHandler(context: HttpApiContext) {
     });
     res.end(JSON.stringify(result.body));
   };
+}
+
+function wireHook(hook: SimHook): WireHook {
+  return { hook_id: hook.id, url: hook.url, created_at: new Date(hook.createdAt).toISOString() };
 }
 
 function wireKey(key: SimKey) {

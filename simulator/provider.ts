@@ -5,6 +5,7 @@
 // - rotate needs an active key; revoke works on an active or rotated key and is monotonic:
 //   revoking a revoked key succeeds and changes nothing (no event).
 import { randomBytes } from "node:crypto";
+import { HOOK_NOT_FOUND } from "../lib/provider/api-schema";
 import { buildKeyEvent } from "../lib/provider/signed-delivery";
 import type { SimEvent, SimHook, SimKey, SimMessage, SimTenant } from "./model";
 import type { SimStore } from "./store";
@@ -59,7 +60,7 @@ export class SimProvider {
 
   hook(hookId: string): SimHook {
     const hook = this.store.hooks.get(hookId);
-    if (!hook) throw new SimApiError(404, "hook_not_found", `no webhook ${hookId}`);
+    if (!hook) throw new SimApiError(404, HOOK_NOT_FOUND, `no webhook ${hookId}`);
     return hook;
   }
 

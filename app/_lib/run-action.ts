@@ -85,6 +85,7 @@ export async function executeAction<S extends z.ZodType>(
         ok: false,
         message: error.code === "not_found" ? NOT_FOUND : capitalize(error.publicMessage),
         at: Date.now(),
+        ...(error.field ? { field: error.field } : {}),
       };
     }
     log.error("action failed", { action: declaration.permission, actor: actor.id, error: describeError(error) });

@@ -1,4 +1,10 @@
-// Form controls with their label, sized for a thumb on a phone.
+// Form controls with their label, sized for a thumb on a phone. Inside an ActionForm, an error
+// about a field shows under it.
+import { FieldError } from "../field-error";
+
+const fieldHintId = (name: string) => `field-hint-${name}`;
+const fieldErrorId = (name: string) => `field-error-${name}`;
+
 const control =
   "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-sky-500 focus:outline-none focus:ring-1 focus:ring-sky-500";
 
@@ -11,6 +17,7 @@ export function TextField({
   required,
   pattern,
   title,
+  hint,
 }: {
   label: string;
   name: string;
@@ -20,6 +27,8 @@ export function TextField({
   required?: boolean;
   pattern?: string;
   title?: string;
+  /** A line under the field: what it accepts and why. */
+  hint?: string;
 }) {
   return (
     <label className="block text-sm font-medium text-slate-700">
@@ -33,7 +42,14 @@ export function TextField({
         required={required}
         pattern={pattern}
         title={title}
+        aria-describedby={hint ? `${fieldHintId(name)} ${fieldErrorId(name)}` : fieldErrorId(name)}
       />
+      {hint ? (
+        <span id={fieldHintId(name)} className="mt-1 block text-xs font-normal text-slate-500">
+          {hint}
+        </span>
+      ) : null}
+      <FieldError name={name} id={fieldErrorId(name)} />
     </label>
   );
 }

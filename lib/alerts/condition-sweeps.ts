@@ -4,6 +4,7 @@ import "server-only";
 // runs them every ALERT_SWEEP_INTERVAL_MS (sweep-alerts.ts).
 import type { DbOrTx } from "../db";
 import { env } from "../env";
+import { getProviderLink } from "../provider/provider-link";
 import { CANARY_TENANT_ID } from "../readiness/canary";
 import { countRollup } from "../rollups/rollup-counts";
 import { CONDITION_ITEMS_CAP, syncConditionAlerts } from "./sync-condition-alerts";
@@ -107,30 +108,48 @@ export async function sweepPurgeFailures(now: Date, db: DbOrTx): Promise<Sweep> 
 /**
  * The provider's API has not answered (no response, or 5xx) for longer than
  * ALERT_PROVIDER_UNREACHABLE_MINUTES, with no answer in between: read from the outbox's attempt
- * log, the one record of every provider call we make.
+ * log (every key call we send) and the provider link (the worker's webhook registration, which
+ * keeps calling while the provider is down even when no key change waits).
  */
 export async function sweepProviderUnreachable(
   now: Date,
   db: DbOrTx,
   minutes = env().ALERT_PROVIDER_UNREACHABLE_MINUTES,
 ): Promise<Sweep> {
-  const [streak] = await db.$queryRaw<
-    { first_failed: Date | null; last_failed: Date | null; failures: number; last_error: string | null }[]
+  const link = await getProviderLink(db);
+  const [outbox] = await db.$queryRaw<
+    {
+      last_answer: Date | null;
+      first_failed: Date | null;
+      last_failed: Date | null;
+      failures: number;
+      last_error: string | null;
+    }[]
   >`
     WITH provider_attempts AS (
       -- Calls to the provider only (the outbox also sends alert notifications to other hosts).
       SELECT a.at, a.status, a.error FROM outbox_attempts a JOIN outbox o ON o.id = a.outbox_id
       WHERE o.kind LIKE 'key.%'
     ), last_answer AS (
-      SELECT max(at) AS at FROM provider_attempts WHERE status IS NOT NULL AND status < 500
+      SELECT greatest(max(at), ${link.lastAnswerAt}::timestamptz) AS at
+      FROM provider_attempts WHERE status IS NOT NULL AND status < 500
     )
-    SELECT min(a.at) AS first_failed, max(a.at) AS last_failed, count(*)::int AS failures,
-           (array_agg(a.error ORDER BY a.at DESC))[1] AS last_error
-    FROM provider_attempts a, last_answer
-    WHERE (last_answer.at IS NULL OR a.at > last_answer.at)
+    SELECT last_answer.at AS last_answer, min(a.at) AS first_failed, max(a.at) AS last_failed,
+           count(a.at)::int AS failures, (array_agg(a.error ORDER BY a.at DESC))[1] AS last_error
+    FROM last_answer LEFT JOIN provider_attempts a ON (last_answer.at IS NULL OR a.at > last_answer.at)
       AND (a.status >= 500 OR (a.status IS NULL AND a.error IS NOT NULL
-           AND a.error <> 'in flight' AND a.error NOT LIKE 'abandoned:%' AND a.error NOT LIKE 'not sent:%'))`;
-  const failingSince = streak?.first_failed ?? null;
+           AND a.error <> 'in flight' AND a.error NOT LIKE 'abandoned:%' AND a.error NOT LIKE 'not sent:%'))
+    GROUP BY last_answer.at`;
+  const lastAnswer = outbox?.last_answer ?? null;
+  // The link's failures since the last answer from either source (it keeps only its first and last).
+  const linkFailing =
+    link.failingSince && link.lastFailureAt && (!lastAnswer || link.lastFailureAt > lastAnswer)
+      ? { from: lastAnswer && lastAnswer > link.failingSince ? lastAnswer : link.failingSince, to: link.lastFailureAt }
+      : null;
+  const firsts = [outbox?.first_failed ?? null, linkFailing?.from ?? null].filter((d): d is Date => d !== null);
+  const failingSince = firsts.length > 0 ? new Date(Math.min(...firsts.map((d) => d.getTime()))) : null;
+  const outboxLast = outbox?.last_failed ?? null;
+  const linkIsLater = linkFailing !== null && (!outboxLast || linkFailing.to > outboxLast);
   const unreachable = failingSince !== null && now.getTime() - failingSince.getTime() > minutes * 60_000;
   return syncConditionAlerts(
     {
@@ -142,12 +161,12 @@ export async function sweepProviderUnreachable(
               subject: "provider/api",
               tenantId: null,
               details: {
-                failing_since: failingSince!.toISOString(),
-                last_failure: streak!.last_failed?.toISOString() ?? null,
-                failed_calls: streak!.failures,
-                last_error: streak!.last_error,
+                failing_since: failingSince.toISOString(),
+                last_failure: (linkIsLater ? linkFailing.to : outboxLast)?.toISOString() ?? null,
+                failed_calls: (outbox?.failures ?? 0) + (linkFailing ? link.failedCalls : 0),
+                last_error: linkIsLater ? link.lastError : (outbox?.last_error ?? null),
                 threshold_minutes: minutes,
-                fix: "check PROVIDER_URL and the provider's status; staged calls are retried and sent once it answers",
+                fix: "check PROVIDER_URL and the provider's status; staged calls and the webhook registration are retried and sent once it answers",
               },
             },
           ]

@@ -3,7 +3,8 @@ import "server-only";
 // interrupted), else start the scheduled one when DRIFT_CHECK_INTERVAL_HOURS has passed since the
 // last. Safe to call from several workers at once: a run is claimed with a lease
 // (drift-runs.ts), and a scheduled run is only created when none is waiting or running.
-// The queue runs it every minute (task drift.check, lib/jobs/background-jobs.ts).
+// The queue runs it every minute (task drift.check, lib/jobs/background-jobs.ts), and at once when
+// a platform admin asks (request-drift-check.ts queues it).
 import { prisma, type Db } from "../db";
 import { env } from "../env";
 import { nextClaimableRun } from "./drift-runs";

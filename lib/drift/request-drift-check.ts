@@ -1,12 +1,14 @@
 import "server-only";
-// A platform admin's "Run drift check": records a requested run (audited) for the worker to pick
-// up (drift-job.ts). The page does not page through the provider itself: a check of a large
+// A platform admin's "Run drift check": records a requested run (audited) and, in the same
+// transaction, queues the worker's drift.check job, whose NOTIFY at commit wakes a worker at once
+// (drift-job.ts runs it). The page does not page through the provider itself: a check of a large
 // provider takes minutes, longer than a request should. A run already waiting or running is
 // answered with that run instead of a second one.
 import { prisma, type Db } from "../db";
 import { recordAudit } from "../audit/record-audit";
 import { auditActor, actorLabel, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import { enqueueJob } from "../jobs/enqueue-job";
 
 export async function requestDriftCheck(
   options: { actor: Actor; now?: Date },
@@ -29,6 +31,8 @@ export async function requestDriftCheck(
         data: { trigger: "button", requestedBy: actorLabel(options.actor), requestedAt: now },
       }));
     const outcome = waiting ? "already_waiting" : "requested";
+    // Coalesces with the minute's cron job (same key) when that one has not started yet.
+    if (!waiting) await enqueueJob({ task: "drift.check", jobKey: "drift.check" }, tx);
     await recordAudit(
       {
         actor: auditActor(options.actor),

@@ -5,6 +5,8 @@ import "server-only";
 //   cron:    crontab time fields, evaluated in UTC ("0 3 * * *": 03:00 UTC daily);
 //   everyMs: re-queued that long after each run (periods below cron's one minute); give such a
 //            job a cron too, as the safety net that restarts a chain lost with a killed worker.
+//   atStart: queued when a worker starts, with that payload (a schedule the queue has never seen
+//            is not backfilled: a new install would otherwise wait for its first slot).
 import { sweepAlerts, type SweepResult } from "../alerts/sweep-alerts";
 import { purgeSignInRecords } from "../auth/purge-sign-in-records";
 import { runDriftJob } from "../drift/drift-job";
@@ -15,12 +17,17 @@ import { log } from "../log";
 import { notifyAlerts } from "../notifications/notify-alerts";
 import { drainOutbox } from "../outbox/drain-outbox";
 import { providerClientFromEnv, type ProviderClient } from "../provider/client";
+import { keepWebhookRegistered } from "../provider/keep-webhook-registered";
+import { observeProviderRetries } from "../provider/observe-retries";
+import { getRegisteredHookId } from "../provider/webhook-registration";
 import { runScheduledPurge } from "../retention/scheduled-purge";
+import { getRetentionSettings } from "../retention/settings";
 import { foldRollups } from "../rollups/fold-rollups";
+import { enqueueJob } from "./enqueue-job";
 import type { JobName } from "./job-names";
 
 export type JobContext = {
-  /** A cron job's timestamp (its schedule slot); null for a job queued any other way. */
+  /** A cron job's timestamp (its schedule slot), or the slot an atStart payload names; else null. */
   scheduledFor: Date | null;
   payload: Record<string, unknown>;
 };
@@ -34,12 +41,14 @@ export type BackgroundJob = {
   maxAttempts?: number;
   /** A worker starting this long after a missed cron slot still runs it (default: never). */
   backfillMs?: number;
+  atStart?: (now: Date) => Record<string, unknown>;
 };
 
 const HOUR_MS = 3_600_000;
 
 export function backgroundJobs(deps: { config: Env; outboxClient: ProviderClient }): BackgroundJob[] {
   const { config, outboxClient } = deps;
+  const webhookUrl = config.PROVIDER_WEBHOOK_URL;
   return [
     { task: "outbox.drain", run: () => drainOutbox({ client: outboxClient }).then(logDrain), cron: "* * * * *" },
     {
@@ -49,6 +58,9 @@ export function backgroundJobs(deps: { config: Env; outboxClient: ProviderClient
       cron: `0 ${config.PURGE_HOUR_UTC} * * *`,
       maxAttempts: 5,
       backfillMs: 20 * HOUR_MS,
+      // The latest slot, whatever its age: a new install (or a worker down for days) purges now,
+      // and a slot that already ran is not purged twice (scheduled-purge.ts).
+      atStart: (now) => ({ scheduledFor: latestDailySlot(now, config.PURGE_HOUR_UTC).toISOString() }),
     },
     // The dashboard's hourly counts: the pages stay exact without it, only slower as the unfolded tail grows.
     {
@@ -88,7 +100,59 @@ export function backgroundJobs(deps: { config: Env; outboxClient: ProviderClient
       run: () => runDriftJob({ provider: providerClientFromEnv() }).then(logDrift),
       cron: "* * * * *",
     },
+    // The longest retry the provider's history shows: the retention rule's horizon never goes below it.
+    {
+      task: "provider.observe_retries",
+      run: observeRetries,
+      cron: "23 * * * *",
+      atStart: () => ({}),
+    },
+    // Our webhook at the provider (PROVIDER_WEBHOOK_URL): confirmed or registered at start and
+    // hourly; after a failure the job queues itself again with a capped backoff (a minute at most).
+    ...(webhookUrl
+      ? [
+          {
+            task: "provider.register_webhook",
+            run: ({ payload }) => keepRegistered(webhookUrl, Number(payload.attempt) || 1),
+            cron: "7 * * * *",
+            atStart: () => ({ attempt: 1 }),
+          } satisfies BackgroundJob,
+        ]
+      : []),
   ];
+}
+
+async function keepRegistered(url: string, attempt: number): Promise<void> {
+  // A person may be waiting on the first registration: short calls, the job retries.
+  const client = providerClientFromEnv({ maxRetries: 0, timeoutMs: 5_000 });
+  const result = await keepWebhookRegistered({ url, client, attempt });
+  if (result.outcome === "failed")
+    await enqueueJob({
+      task: "provider.register_webhook",
+      jobKey: "provider.register_webhook",
+      payload: { attempt: attempt + 1 },
+      runAt: new Date(Date.now() + result.retryInMs),
+    });
+}
+
+async function observeRetries(): Promise<void> {
+  const hookId = await getRegisteredHookId();
+  if (!hookId) return;
+  // Over the horizon in force and a day: a retry longer than that shows as announced (next_retry_at).
+  const { horizonFloor } = await getRetentionSettings();
+  const { observed, raised } = await observeProviderRetries({
+    client: providerClientFromEnv({ maxRetries: 1 }),
+    hookId,
+    lookbackHours: horizonFloor.hours + 24,
+  });
+  if (observed && raised)
+    log.info("longest retry in the provider's history", { span_ms: observed.spanMs, event_id: observed.eventId });
+}
+
+/** The latest daily slot at `hourUtc` at or before `now`. */
+function latestDailySlot(now: Date, hourUtc: number): Date {
+  const slot = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), hourUtc));
+  return slot > now ? new Date(slot.getTime() - 24 * HOUR_MS) : slot;
 }
 
 function startOfHour(now: Date): Date {

@@ -10,6 +10,8 @@ export const JOB_NAMES = [
   "auth.purge_sign_in_records",
   "alerts.sweep",
   "drift.check",
+  "provider.register_webhook",
+  "provider.observe_retries",
 ] as const;
 
 export type JobName = (typeof JOB_NAMES)[number];

@@ -35,8 +35,9 @@ export async function startJobWorker(options: JobWorkerOptions): Promise<Runner>
   const taskList: TaskList = {};
   for (const job of options.jobs) {
     taskList[job.task] = async (payload, helpers) => {
-      const body = (payload ?? {}) as Record<string, unknown> & { _cron?: { ts?: string } };
-      const scheduledFor = body._cron?.ts ? new Date(body._cron.ts) : null;
+      const body = (payload ?? {}) as Record<string, unknown> & { _cron?: { ts?: string }; scheduledFor?: unknown };
+      const slot = body._cron?.ts ?? (typeof body.scheduledFor === "string" ? body.scheduledFor : null);
+      const scheduledFor = slot ? new Date(slot) : null;
       await job.run({ scheduledFor, payload: body });
       if (job.everyMs) {
         // The next link of the chain; the key coalesces it with the cron's safety-net job.
@@ -82,9 +83,14 @@ export async function startJobWorker(options: JobWorkerOptions): Promise<Runner>
   return runner;
 }
 
-/** Starts each `everyMs` chain (coalesced by key: several workers starting start one chain). */
-export async function kickRecurringJobs(jobs: BackgroundJob[]): Promise<void> {
-  for (const job of jobs) if (job.everyMs) await enqueueJob({ task: job.task, jobKey: job.task });
+/**
+ * What a worker queues as it starts: each `everyMs` chain and each `atStart` job, coalesced by
+ * key with its cron's (several workers starting queue one of each).
+ */
+export async function kickStartupJobs(jobs: BackgroundJob[], now = new Date()): Promise<void> {
+  for (const job of jobs)
+    if (job.everyMs || job.atStart)
+      await enqueueJob({ task: job.task, jobKey: job.task, payload: job.atStart?.(now), maxAttempts: job.maxAttempts });
 }
 
 // graphile-worker's own log lines, in our JSON format. Its "info" is a line per completed job

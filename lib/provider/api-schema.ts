@@ -2,6 +2,7 @@
 // The simulator answers with exactly these shapes (it imports the types), so the two cannot drift.
 //
 //   POST /v1/account/webhooks/register                         {url}            Idempotency-Key → 201 WireHook
+//   GET  /v1/account/webhooks/{hookId}                                                          → 200 WireHook
 //   POST /v1/account/webhooks/{hookId}/rotate-secret           {secret?, overlap_seconds?}       → 200 WireSecretRotation
 //   POST /v1/account/webhooks/{hookId}/test-event              {tenant_id}      Idempotency-Key → 202 WireTestEvent
 //   GET  /v1/account/webhooks/deliveries/{hookId}?cursor&limit&status&event_id&since&until      → 200 WireDeliveryPage
@@ -12,9 +13,12 @@
 //   POST /v1/tenants/{tenantId}/keys/{keyId}/revoke                             Idempotency-Key → 200 WireKeyResult
 //   GET  /v1/tenants/{tenantId}/keys?cursor&limit   (limit ≤ KEY_PAGE_MAX, ordered by key id) → 200 WireKeyPage
 // Errors: {error: {code, message}} with the HTTP status; 429 and 503 carry Retry-After (seconds).
+// A hook the provider does not know is a 404 with code HOOK_NOT_FOUND, on every /webhooks/{hookId} route.
 import { z } from "zod";
 
 const isoDate = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+
+export const HOOK_NOT_FOUND = "hook_not_found";
 
 export const wireHook = z.object({
   hook_id: z.string().min(1),

@@ -211,9 +211,10 @@ export function createProviderClient(options: ProviderClientOptions) {
 
   function httpFailure(response: Response, text: string, attempts: number): ProviderError {
     const status = response.status;
-    const said = describeWireError(text);
-    const details = { status, attempts, retryAfterMs: retryAfterOf(response) };
-    const message = `provider answered ${status}${said ? `: ${said}` : ""}`;
+    const said = wireErrorOf(text);
+    const details = { status, attempts, retryAfterMs: retryAfterOf(response), providerCode: said?.code ?? null };
+    const words = said ? `: ${said.code}: ${said.message}`.slice(0, 302) : "";
+    const message = `provider answered ${status}${words}`;
     if (status === 429) return new ProviderRateLimitedError(message, details);
     if (status >= 500) return new ProviderHttpError("server_error", message, details);
     if (status === 401 || status === 403) return new ProviderHttpError("unauthorized", message, details);
@@ -248,6 +249,21 @@ export function createProviderClient(options: ProviderClientOptions) {
         schema: wireHook,
       });
       return { hookId: hook.hook_id, url: hook.url, createdAt: hook.created_at };
+    },
+
+    /** The hook as the provider knows it; null when the provider does not know it (any 404). */
+    async getWebhook(input: { hookId: string }) {
+      try {
+        const hook = await call({
+          method: "GET",
+          path: `/v1/account/webhooks/${segment(input.hookId)}`,
+          schema: wireHook,
+        });
+        return { hookId: hook.hook_id, url: hook.url, createdAt: hook.created_at };
+      } catch (error) {
+        if (error instanceof ProviderError && error.code === "not_found") return null;
+        throw error;
+      }
     },
 
     /** Starts a secret rotation: the provider signs with the old and the new secret until the overlap ends. */
@@ -480,11 +496,11 @@ function parseBody<T extends z.ZodType>(
   return parsed.data;
 }
 
-/** The provider's own words, short; never the raw body (it may be huge or an HTML error page). */
-function describeWireError(text: string): string | null {
+/** The provider's own words (its error body); never the raw body (it may be huge or an HTML error page). */
+function wireErrorOf(text: string): { code: string; message: string } | null {
   try {
     const parsed = wireError.safeParse(JSON.parse(text));
-    if (parsed.success) return `${parsed.data.error.code}: ${parsed.data.error.message}`.slice(0, 300);
+    if (parsed.success) return parsed.data.error;
   } catch {
     // not JSON
   }

@@ -1,6 +1,7 @@
 // Typed failures of a provider call. Callers branch on `code` (or `instanceof`) and on
 // `retryable`; `toAppError` turns any of them into the one domain error type for pages and actions.
 import { AppError } from "../errors";
+import { HOOK_NOT_FOUND } from "./api-schema";
 
 export type ProviderErrorCode =
   | "timeout" // no answer within the client's timeout
@@ -19,6 +20,8 @@ export type ProviderErrorDetails = {
   retryAfterMs?: number | null;
   /** How many HTTP attempts this call made before giving up. */
   attempts?: number;
+  /** The provider's own error code from its body (`hook_not_found` …), when it sent one. */
+  providerCode?: string | null;
   cause?: unknown;
 };
 
@@ -27,6 +30,7 @@ export class ProviderError extends Error {
   readonly status: number | null;
   readonly retryAfterMs: number | null;
   readonly attempts: number;
+  readonly providerCode: string | null;
 
   constructor(code: ProviderErrorCode, message: string, details: ProviderErrorDetails = {}) {
     super(message, { cause: details.cause });
@@ -35,6 +39,7 @@ export class ProviderError extends Error {
     this.status = details.status ?? null;
     this.retryAfterMs = details.retryAfterMs ?? null;
     this.attempts = details.attempts ?? 1;
+    this.providerCode = details.providerCode ?? null;
   }
 
   /** True when the same request may succeed later (the outbox reschedules these). */
@@ -83,6 +88,11 @@ export class ProviderResponseError extends ProviderError {
 
 export function isProviderError(error: unknown, code?: ProviderErrorCode): error is ProviderError {
   return error instanceof ProviderError && (code === undefined || error.code === code);
+}
+
+/** The provider answered that it does not know our webhook (it lost it, or it was deleted there). */
+export function isHookMissing(error: unknown): boolean {
+  return isProviderError(error, "not_found") && error.providerCode === HOOK_NOT_FOUND;
 }
 
 /**

@@ -58,11 +58,14 @@ export async function runReadiness(options: RunReadinessOptions, db: Db = prisma
   const run = await db.readinessRun.create({
     data: { actor: options.actor.label, trigger: options.trigger, startedAt: now() },
   });
+  const provider = options.provider === undefined ? providerClientFromEnv({ maxRetries: 2 }) : options.provider;
+  const hookId = options.hookId === undefined ? await getRegisteredHookId(db) : options.hookId;
   const context: ReadinessContext = {
     db,
     webhookUrl: options.webhookUrl ?? expectedWebhookUrl(config).url,
-    provider: options.provider === undefined ? providerClientFromEnv({ maxRetries: 2 }) : options.provider,
-    hookId: options.hookId === undefined ? await getRegisteredHookId(db) : options.hookId,
+    provider,
+    hookId,
+    hookMissing: await providerLostHook(provider, hookId),
     secrets: config.WEBHOOK_SECRETS,
     ingestTimeoutMs: config.INGEST_TX_TIMEOUT_MS,
     waitTimeoutMs: options.waitTimeoutMs ?? 20_000,
@@ -135,6 +138,17 @@ export async function runReadiness(options: RunReadinessOptions, db: Db = prisma
     trigger: options.trigger,
     steps,
   };
+}
+
+/** Asked once: our stored hook id is only what we last heard. Unreachable: step 1 reports the provider's error. */
+async function providerLostHook(provider: ReadinessProvider | null, hookId: string | null): Promise<boolean> {
+  if (!provider || !hookId) return false;
+  try {
+    return (await provider.getWebhook({ hookId })) === null;
+  } catch (error) {
+    log.warn("readiness: could not ask the provider for our webhook", { error: describeError(error) });
+    return false;
+  }
 }
 
 /** From the dashboard: staff only, recorded under the signed-in person. */

@@ -6,7 +6,14 @@ import "server-only";
 import { describeError } from "../log";
 import type { ProviderDeliveryAttempt } from "../provider/client";
 import { CANARY_TENANT_ID } from "./canary";
-import { stepReporter, type CanaryDelivery, type ReadinessContext, type StepResult } from "./types";
+import {
+  HOOK_MISSING_FIX,
+  hookMissingSummary,
+  stepReporter,
+  type CanaryDelivery,
+  type ReadinessContext,
+  type StepResult,
+} from "./types";
 import { waitFor } from "./wait-for";
 
 const TITLE = "The provider's delivery history matches what we received, in order";
@@ -15,6 +22,8 @@ export async function checkDeliveryHistory(context: ReadinessContext, delivery: 
   const evidence: Record<string, unknown> = {};
   const done = stepReporter("delivery_history", TITLE, evidence);
 
+  if (context.hookId && context.hookMissing)
+    return done(false, `${hookMissingSummary(context.hookId)}: there is no history to reconcile`, HOOK_MISSING_FIX);
   if (!delivery)
     return done(
       false,

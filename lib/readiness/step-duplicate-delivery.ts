@@ -3,11 +3,18 @@ import "server-only";
 // Through the provider when it can send a test event (its signing, its HTTP client, our public
 // endpoint), then a manual redelivery of that delivery; otherwise signed here and posted twice.
 import { describeError } from "../log";
-import { isProviderError } from "../provider/errors";
+import { isHookMissing, isProviderError } from "../provider/errors";
 import { CANARY_TENANT_ID } from "./canary";
 import { canaryEvent, canaryLastSequence, postSigned } from "./canary-events";
 import { claimIndexPresent } from "./claim-index";
-import { stepReporter, type CanaryDelivery, type ReadinessContext, type StepResult } from "./types";
+import {
+  HOOK_MISSING_FIX,
+  hookMissingSummary,
+  stepReporter,
+  type CanaryDelivery,
+  type ReadinessContext,
+  type StepResult,
+} from "./types";
 import { waitFor } from "./wait-for";
 
 const TITLE = "One event delivered twice → one transition, the second answered duplicate";
@@ -33,6 +40,10 @@ export async function checkDuplicateDelivery(
   // Through the provider: its test event, then a redelivery of that very delivery.
   let eventId: string | null = null;
   let via: "provider" | "local" = "provider";
+  if (context.hookId && context.hookMissing) {
+    evidence.provider_hook = { hook_id: context.hookId, known_to_provider: false };
+    return done(false, hookMissingSummary(context.hookId), HOOK_MISSING_FIX, null);
+  }
   if (context.provider && context.hookId) {
     try {
       const sent = await context.provider.sendTestEvent({
@@ -43,6 +54,10 @@ export async function checkDuplicateDelivery(
       eventId = sent.eventId;
       evidence.provider_test_event = { event_id: sent.eventId, sequence: sent.sequence };
     } catch (error) {
+      if (isHookMissing(error)) {
+        evidence.provider_error = describeError(error);
+        return done(false, hookMissingSummary(context.hookId), HOOK_MISSING_FIX, null);
+      }
       if (!isProviderError(error, "not_found")) {
         evidence.provider_error = describeError(error);
         return done(
@@ -80,27 +95,48 @@ export async function checkDuplicateDelivery(
     if (!first || !first.some((r) => r.status >= 200 && r.status < 300)) {
       const rows = await receiptsOf(eventId);
       evidence.receipts = rows.map(describeReceipt);
-      const fix = !indexPresent
-        ? INDEX_FIX
-        : rows.length === 0
-          ? `No delivery of the test event reached ${context.webhookUrl} within ${context.waitTimeoutMs} ms: check that the registered webhook URL is this deployment's public endpoint (Settings).`
-          : "The endpoint did not accept the test event: see the receipts above and the app log.";
-      return done(
-        false,
-        rows.length === 0
-          ? "the provider's test event never arrived"
-          : `the test event was answered ${rows.map((r) => r.status).join(", ")}`,
-        fix,
-        { eventId, via },
-      );
+      if (!indexPresent) return done(false, "the claim's unique index is missing", INDEX_FIX, { eventId, via });
+      if (rows.length > 0)
+        return done(
+          false,
+          `the test event was answered ${rows.map((r) => r.status).join(", ")}`,
+          "The endpoint did not accept the test event: see the receipts above and the app log.",
+          { eventId, via },
+        );
+      // Nothing reached us: did the provider try at all (a queue behind), or try and miss us (the URL)?
+      const tried = (await context.provider!.listDeliveries({ hookId: context.hookId!, eventId, limit: 50 })).items;
+      evidence.provider_attempts = tried.map((a) => ({ at: a.at.toISOString(), status: a.statusCode, error: a.error }));
+      return tried.length === 0
+        ? done(
+            false,
+            `the provider had not sent its test event ${context.waitTimeoutMs} ms after accepting it`,
+            "The provider lists no attempt yet: its delivery queue is behind. Run the check again; if it repeats, check the provider's status.",
+            { eventId, via },
+          )
+        : done(
+            false,
+            `the provider tried ${tried.length} time(s) to deliver its test event, and none reached us`,
+            `No delivery of the test event reached ${context.webhookUrl}: check that the registered webhook URL (Settings) is this deployment's public endpoint, and any proxy in between.`,
+            { eventId, via },
+          );
     }
-    const attempts = await context.provider!.listDeliveries({ hookId: context.hookId!, eventId, limit: 50 });
-    const firstAttempt = attempts.items.at(-1);
+    // The provider records an attempt once our answer has reached it, which may be well after our
+    // receipt committed (a distant provider): wait for it, within the same bound.
+    const listedFrom = Date.now();
+    const firstAttempt = await waitFor(
+      async () =>
+        (await context.provider!.listDeliveries({ hookId: context.hookId!, eventId: eventId!, limit: 50 })).items.at(
+          -1,
+        ),
+      { timeoutMs: context.waitTimeoutMs, intervalMs: 100 },
+    );
+    evidence.provider_listed_after_ms = firstAttempt ? Date.now() - listedFrom : null;
     if (!firstAttempt) {
       return done(
         false,
-        "the provider lists no delivery of its own test event",
-        "The provider's delivery history is not usable; reconcile with the provider before enabling retries.",
+        `the provider had not listed its delivery of its own test event ${context.waitTimeoutMs} ms after we accepted it`,
+        `The provider records an attempt once our answer reaches it, and had not within the check's wait (${context.waitTimeoutMs} ms). ` +
+          "Run the check again; if it repeats, the provider's delivery history lags too far to tell what was retried: take it up with the provider before enabling retries.",
         { eventId, via },
       );
     }

@@ -2,7 +2,9 @@ import "server-only";
 // Step 4: the claims outlive every retry (window > the provider's retry horizon + margin), and the
 // purge keeps the ledger bounded (it ran within its daily schedule). A window at or below the
 // horizon lets a late retry find no claim and apply twice; a purge that stopped lets the ledger
-// grow until ingest slows down.
+// grow until ingest slows down. The horizon is the one in force: never below
+// PROVIDER_RETRY_HORIZON_HOURS nor the longest retry the provider's history shows
+// (lib/retention/retry-horizon.ts), whatever was declared on the Retention form.
 import { env } from "../env";
 import { getRetentionSettings, retentionWindowProblem } from "../retention/settings";
 import { stepReporter, type ReadinessContext, type StepResult } from "./types";
@@ -22,6 +24,11 @@ export async function checkRetention(context: ReadinessContext): Promise<StepRes
   const evidence = {
     retention_window_hours: windowHours,
     retry_horizon_hours: settings.retryHorizonHours,
+    retry_horizon_floor: {
+      hours: settings.horizonFloor.hours,
+      bound: settings.horizonFloor.bound,
+      explanation: settings.horizonFloor.explanation,
+    },
     margin_hours: settings.marginHours,
     last_purge: lastRun
       ? { id: lastRun.id.toString(), started_at: lastRun.startedAt.toISOString(), trigger: lastRun.trigger }
@@ -42,7 +49,7 @@ export async function checkRetention(context: ReadinessContext): Promise<StepRes
     return done(
       false,
       "no completed purge run is recorded",
-      "Run `npm run purge` once and make sure the worker (nightly at PURGE_HOUR_UTC) or the /api/cron/purge cron is running.",
+      "Start the worker (it purges at its start, then nightly at PURGE_HOUR_UTC) or the platform cron calling /api/cron/purge; `npm run purge` runs one now.",
     );
   }
   if (ageHours > PURGE_MAX_AGE_HOURS) {

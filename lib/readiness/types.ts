@@ -47,7 +47,15 @@ export function stepReporter(
 }
 
 /** The provider calls the check makes; a test can wrap the real client (e.g. to lose an attempt). */
-export type ReadinessProvider = Pick<ProviderClient, "sendTestEvent" | "listDeliveries" | "redeliver">;
+export type ReadinessProvider = Pick<ProviderClient, "getWebhook" | "sendTestEvent" | "listDeliveries" | "redeliver">;
+
+/** When the provider does not know our stored hook: what the steps that need it say. */
+export function hookMissingSummary(hookId: string): string {
+  return `our webhook is not registered at the provider: it does not know hook ${hookId}, so it delivers nothing to us`;
+}
+export const HOOK_MISSING_FIX =
+  "Register it again: Settings → Register webhook now asks the provider and registers our URL when it does not know " +
+  "the hook (a worker with PROVIDER_WEBHOOK_URL does the same at start and every hour). Then run the check again.";
 
 export type ReadinessContext = {
   db: Db;
@@ -55,6 +63,8 @@ export type ReadinessContext = {
   webhookUrl: string;
   provider: ReadinessProvider | null;
   hookId: string | null;
+  /** The provider answered that it does not know `hookId` (asked once, before the steps). */
+  hookMissing: boolean;
   /** WEBHOOK_SECRETS: the local fallback and the forced failure sign with the first one. */
   secrets: readonly string[];
   /** INGEST_TX_TIMEOUT_MS of the app under test: the forced failure holds the lock past it. */

@@ -13,13 +13,18 @@ import { recordAudit, type AuditActor } from "../audit/record-audit";
 import { prisma, type Db, type DbOrTx } from "../db";
 import { env } from "../env";
 import { AppError } from "../errors";
+import { OBSERVED_RETRY_SETTING, parseObservedRetry } from "../provider/observe-retries";
+import { retryHorizonFloor, type RetryHorizonFloor } from "./retry-horizon";
 
 export const RETENTION_SETTING_KEY = "retention";
 const DEFAULT_PAYLOAD_RETENTION_DAYS = 7;
 
 export type RetentionSettings = {
   retentionDays: number;
+  /** In force: the declared horizon, raised to `horizonFloor` when it is below. */
   retryHorizonHours: number;
+  /** The least horizon allowed, and which bound sets it (retry-horizon.ts). */
+  horizonFloor: RetryHorizonFloor;
   /** From RETENTION_MARGIN_HOURS only: a deployment decision, not a form field. */
   marginHours: number;
   payloadRetentionDays: number;
@@ -40,7 +45,9 @@ const storedSchema = z.object({
 
 /** The problem with a combination, worded for a person, or null when it is safe. */
 export function retentionWindowProblem(
-  settings: Omit<RetentionSettings, "payloadRetentionDays"> & { payloadRetentionDays?: number },
+  settings: Pick<RetentionSettings, "retentionDays" | "retryHorizonHours" | "marginHours"> & {
+    payloadRetentionDays?: number;
+  },
 ): string | null {
   const windowHours = settings.retentionDays * 24;
   const needed = settings.retryHorizonHours + settings.marginHours;
@@ -56,11 +63,12 @@ export function retentionWindowProblem(
   return null;
 }
 
-function defaults(): RetentionSettings {
+function defaults(horizonFloor: RetryHorizonFloor): RetentionSettings {
   const config = env();
   return {
     retentionDays: config.RETENTION_DAYS,
-    retryHorizonHours: config.PROVIDER_RETRY_HORIZON_HOURS,
+    retryHorizonHours: horizonFloor.hours,
+    horizonFloor,
     marginHours: config.RETENTION_MARGIN_HOURS,
     payloadRetentionDays:
       config.PAYLOAD_RETENTION_DAYS ?? Math.min(DEFAULT_PAYLOAD_RETENTION_DAYS, config.RETENTION_DAYS),
@@ -68,12 +76,18 @@ function defaults(): RetentionSettings {
 }
 
 /**
- * The settings in force: the stored override, else the environment's defaults. It does not refuse
- * an unsafe combination (the form must still be able to show it); `runPurge` does.
+ * The settings in force: the stored override, else the environment's defaults, with the horizon
+ * never below its floor. It does not refuse an unsafe combination (the form must still be able to
+ * show it); `runPurge` and the readiness check do.
  */
 export async function getRetentionSettings(db: DbOrTx = prisma): Promise<RetentionSettings> {
-  const base = defaults();
-  const row = await db.setting.findUnique({ where: { key: RETENTION_SETTING_KEY } });
+  const rows = await db.setting.findMany({ where: { key: { in: [RETENTION_SETTING_KEY, OBSERVED_RETRY_SETTING] } } });
+  const horizonFloor = retryHorizonFloor({
+    configuredHours: env().PROVIDER_RETRY_HORIZON_HOURS,
+    observed: parseObservedRetry(rows.find((r) => r.key === OBSERVED_RETRY_SETTING)?.value),
+  });
+  const base = defaults(horizonFloor);
+  const row = rows.find((r) => r.key === RETENTION_SETTING_KEY);
   if (!row) return base;
   const stored = storedSchema.safeParse(row.value);
   if (!stored.success) {
@@ -85,7 +99,8 @@ export async function getRetentionSettings(db: DbOrTx = prisma): Promise<Retenti
   }
   return {
     retentionDays: stored.data.retentionDays,
-    retryHorizonHours: stored.data.retryHorizonHours,
+    retryHorizonHours: Math.max(stored.data.retryHorizonHours, horizonFloor.hours),
+    horizonFloor,
     marginHours: base.marginHours,
     payloadRetentionDays:
       stored.data.payloadRetentionDays ?? Math.min(base.payloadRetentionDays, stored.data.retentionDays),
@@ -118,15 +133,23 @@ export async function updateRetentionSettings(
 
   return db.$transaction(async (tx) => {
     const before = await getRetentionSettings(tx);
+    if (requested.retryHorizonHours < before.horizonFloor.hours) {
+      throw new AppError(
+        "bad_request",
+        `the provider retry horizon must be at least ${before.horizonFloor.hours} h, not ${requested.retryHorizonHours} h: ${before.horizonFloor.explanation}`,
+        { field: "retryHorizonHours" },
+      );
+    }
     const after: RetentionSettings = {
       retentionDays: requested.retentionDays,
       retryHorizonHours: requested.retryHorizonHours,
+      horizonFloor: before.horizonFloor,
       marginHours: before.marginHours,
       payloadRetentionDays:
         requested.payloadRetentionDays ?? Math.min(before.payloadRetentionDays, requested.retentionDays),
     };
     const problem = retentionWindowProblem(after);
-    if (problem) throw new AppError("bad_request", problem);
+    if (problem) throw new AppError("bad_request", problem, { field: problemField(after) });
 
     const value = {
       retentionDays: after.retentionDays,
@@ -150,6 +173,13 @@ export async function updateRetentionSettings(
     );
     return after;
   });
+}
+
+/** The form field a refused combination is shown next to. */
+function problemField(settings: RetentionSettings): string {
+  return settings.retentionDays * 24 <= settings.retryHorizonHours + settings.marginHours
+    ? "retentionDays"
+    : "payloadRetentionDays";
 }
 
 function withoutMargin(settings: RetentionSettings) {

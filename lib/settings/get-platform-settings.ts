@@ -14,10 +14,12 @@ import { isProviderError, toAppError } from "../provider/errors";
 import { getRegisteredHookId, HOOK_URL_SETTING } from "../provider/webhook-registration";
 import { WEBHOOK_PATH } from "../ingest/webhook-path";
 
-export type ReachabilityProbe = Pick<ProviderClient, "listDeliveries">;
+export type ReachabilityProbe = Pick<ProviderClient, "getWebhook">;
 
 export type ProviderReachability =
   | { kind: "reachable" }
+  /** It answered, and does not know the hook we have stored: nothing is delivered to us. */
+  | { kind: "hook_missing"; hookId: string }
   /** It answered, but refused our API key: registration would fail the same way. */
   | { kind: "key_refused"; message: string }
   | { kind: "unreachable"; message: string };
@@ -57,11 +59,10 @@ function probeFromEnv(): ReachabilityProbe {
 
 async function checkProvider(probe: ReachabilityProbe, hookId: string | null): Promise<ProviderReachability> {
   try {
-    // With no hook yet the provider answers 404, which still proves it is up and accepts our key.
-    await probe.listDeliveries({ hookId: hookId ?? "hook_none", limit: 1 });
-    return { kind: "reachable" };
+    // With no hook yet the provider answers 404 (null), which still proves it is up and accepts our key.
+    const hook = await probe.getWebhook({ hookId: hookId ?? "hook_none" });
+    return hookId && !hook ? { kind: "hook_missing", hookId } : { kind: "reachable" };
   } catch (error) {
-    if (isProviderError(error, "not_found")) return { kind: "reachable" };
     log.warn("provider reachability check failed", { error: describeError(error) });
     const message = toAppError(error).publicMessage;
     return isProviderError(error, "unauthorized") ? { kind: "key_refused", message } : { kind: "unreachable", message };

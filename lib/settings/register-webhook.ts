@@ -1,8 +1,9 @@
 import "server-only";
 // "Register webhook now": makes sure the provider calls the URL this deployment expects. Safe to
-// click twice: ensureWebhookRegistered does nothing when that URL is already registered, and its
-// Idempotency-Key makes a repeated provider call yield the same hook. Every click is audited,
-// including a refusal, since a failed registration explains missing deliveries later.
+// click twice: ensureWebhookRegistered changes nothing when the provider confirms it knows our
+// hook for that URL (and registers again when it does not), and its Idempotency-Key makes a
+// repeated provider call yield the same hook. Every click is audited, including a refusal, since
+// a failed registration explains missing deliveries later.
 import { prisma, type DbOrTx } from "../db";
 import { env, type Env } from "../env";
 import { recordAudit } from "../audit/record-audit";
@@ -10,10 +11,10 @@ import { actorLabel, auditActor, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
 import { providerClientFromEnv, type ProviderClient } from "../provider/client";
 import { isProviderError, toAppError } from "../provider/errors";
-import { ensureWebhookRegistered } from "../provider/webhook-registration";
+import { ensureWebhookRegistered, type WebhookRegistrationResult } from "../provider/webhook-registration";
 import { expectedWebhookUrl } from "./get-platform-settings";
 
-export type WebhookRegistration = { hookId: string; url: string; created: boolean };
+export type WebhookRegistration = WebhookRegistrationResult & { url: string };
 
 export async function registerWebhook(
   options: { actor: Actor; config?: Env; client?: ProviderClient },
@@ -25,7 +26,7 @@ export async function registerWebhook(
     recordAudit({ actor: auditActor(options.actor), action: "webhook.register", target: url, outcome, details }, db);
   // Not one transaction: the provider call must not hold a database transaction open, and the
   // settings write is repeatable (a crash in between re-registers the same hook next time).
-  let result: { hookId: string; created: boolean };
+  let result: WebhookRegistrationResult;
   try {
     // A person is waiting on the button: a short retry loop, not the worker's patient one.
     const client = options.client ?? providerClientFromEnv({ maxRetries: 1, timeoutMs: 5_000, maxDelayMs: 1_000 });
@@ -36,6 +37,9 @@ export async function registerWebhook(
     await audit("failed", { error: appError.publicMessage });
     throw appError;
   }
-  await audit(result.created ? "ok" : "already_registered", { hookId: result.hookId });
-  return { hookId: result.hookId, url, created: result.created };
+  await audit(result.created ? "ok" : "already_registered", {
+    hookId: result.hookId,
+    ...(result.replacedHookId ? { replacedHookId: result.replacedHookId } : {}),
+  });
+  return { ...result, url };
 }

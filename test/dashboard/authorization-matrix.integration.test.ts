@@ -27,7 +27,7 @@ import { listQuarantine } from "@/lib/quarantine/list-quarantine";
 import { resolveQuarantinedEvent } from "@/lib/quarantine/resolve-quarantined-event";
 import type { ProviderClient } from "@/lib/provider/client";
 import { HOOK_ID_SETTING } from "@/lib/provider/webhook-registration";
-import { getPlatformSettings } from "@/lib/settings/get-platform-settings";
+import { getPlatformSettings, type ReachabilityProbe } from "@/lib/settings/get-platform-settings";
 import { registerWebhook } from "@/lib/settings/register-webhook";
 import { createUser } from "@/lib/users/create-user";
 import { listUsers } from "@/lib/users/list-users";
@@ -44,15 +44,17 @@ import { ledgerIdOf, OTHER, OWN, seedTwoDistricts, type Actors } from "./fixture
 type Verdict = "allow" | "deny";
 type Which = "own" | "other";
 
-const provider: DeliveryProvider = {
+const provider = {
   listDeliveries: async () => ({ items: [], nextCursor: null }),
   redeliver: async () => ({ accepted: true as const }),
   redeliverFailed: async () => ({ count: 0 }),
-};
+  getWebhook: async () => null,
+} satisfies DeliveryProvider & ReachabilityProbe;
 
 // Registration answers like the provider would; only platform admins may get this far.
 const registeringClient = {
   registerWebhook: async (input: { url: string }) => ({ hookId: "hook_test", url: input.url, createdAt: new Date() }),
+  getWebhook: async () => null,
 } as unknown as ProviderClient;
 
 async function drain(lines: AsyncIterable<string>): Promise<string> {

@@ -29,7 +29,7 @@ const config = (overrides: Record<string, string> = {}) =>
     PROVIDER_WEBHOOK_URL: HOOK_URL,
     ...overrides,
   });
-const reachable: ReachabilityProbe = { listDeliveries: async () => ({ items: [], nextCursor: null }) };
+const reachable: ReachabilityProbe = { getWebhook: async () => null };
 
 let sim: SimulatorProcess;
 let admin: Actor;
@@ -102,19 +102,15 @@ describe("getPlatformSettings", () => {
     expect(view.secrets).toEqual([{ fingerprint: expect.stringMatching(/^[0-9a-f]{8}$/), isDevelopmentSecret: true }]);
   });
 
-  it("an unreachable provider is a state on the page, not an error; a 404 for a missing hook still means reachable", async () => {
+  it("an unreachable provider is a state on the page, not an error; a 404 before any registration still means reachable", async () => {
     expect((await getPlatformSettings({ actor: admin, config: config(), probe: deadClient() })).provider).toMatchObject(
       { kind: "unreachable" },
     );
-    const notFound: ReachabilityProbe = {
-      listDeliveries: async () =>
-        Promise.reject(new ProviderHttpError("not_found", "provider answered 404", { status: 404 })),
-    };
-    expect((await getPlatformSettings({ actor: admin, config: config(), probe: notFound })).provider).toEqual({
+    expect((await getPlatformSettings({ actor: admin, config: config(), probe: reachable })).provider).toEqual({
       kind: "reachable",
     });
     const refused: ReachabilityProbe = {
-      listDeliveries: async () =>
+      getWebhook: async () =>
         Promise.reject(new ProviderHttpError("unauthorized", "provider answered 401", { status: 401 })),
     };
     expect((await getPlatformSettings({ actor: admin, config: config(), probe: refused })).provider).toMatchObject({
@@ -127,6 +123,28 @@ describe("getPlatformSettings", () => {
   });
 });
 
+describe("a webhook the provider no longer knows", () => {
+  it("shows as such on Settings, and Register registers it again instead of saying it is registered", async () => {
+    await prisma.setting.createMany({
+      data: [
+        { key: "provider.hook_id", value: "hook_lost_in_a_reset" },
+        { key: HOOK_URL_SETTING, value: HOOK_URL },
+      ],
+    });
+    expect((await getPlatformSettings({ actor: admin, config: config(), probe: simClient() })).provider).toEqual({
+      kind: "hook_missing",
+      hookId: "hook_lost_in_a_reset",
+    });
+    const repaired = await registerWebhook({ actor: admin, config: config(), client: simClient() });
+    expect(repaired).toMatchObject({ created: true, replacedHookId: "hook_lost_in_a_reset", url: HOOK_URL });
+    expect(await getRegisteredHookId()).toBe(repaired.hookId);
+    expect((await getPlatformSettings({ actor: admin, config: config(), probe: simClient() })).provider).toEqual({
+      kind: "reachable",
+    });
+    expect(await registerAudit()).toEqual([{ outcome: "ok", actorId: admin.id, target: HOOK_URL }]);
+  });
+});
+
 describe("registerWebhook", () => {
   it("registers once at the simulator, a second click changes nothing, and both are audited", async () => {
     const hooksBefore = (await sim.stats()).hooks;
@@ -134,6 +152,7 @@ describe("registerWebhook", () => {
     expect(first).toMatchObject({ url: HOOK_URL, created: true, hookId: expect.stringMatching(/^hook_/) });
     const second = await registerWebhook({ actor: admin, config: config(), client: simClient() });
     expect(second).toEqual({ ...first, created: false });
+    expect(first.replacedHookId).toBeNull();
     expect((await sim.stats()).hooks).toBe(hooksBefore + 1);
     expect(await getRegisteredHookId()).toBe(first.hookId);
     expect((await prisma.setting.findUniqueOrThrow({ where: { key: HOOK_URL_SETTING } })).value).toBe(HOOK_URL);

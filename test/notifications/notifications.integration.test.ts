@@ -14,7 +14,7 @@ import { listAlertChannels } from "@/lib/notifications/list-channels";
 import { createAlertChannel } from "@/lib/notifications/manage-channels";
 import { notifyAlerts } from "@/lib/notifications/notify-alerts";
 import type { BackgroundJob } from "@/lib/jobs/background-jobs";
-import { kickRecurringJobs, startJobWorker } from "@/lib/jobs/start-job-worker";
+import { kickStartupJobs, startJobWorker } from "@/lib/jobs/start-job-worker";
 import { drainOutbox } from "@/lib/outbox/drain-outbox";
 import { processOutbox } from "@/lib/outbox/process-outbox";
 import { createProviderClient } from "@/lib/provider/client";
@@ -158,7 +158,7 @@ describe("alert notifications", () => {
         }),
       );
     }
-    await kickRecurringJobs(jobs);
+    await kickStartupJobs(jobs);
 
     await raiseAlert({ kind: "quarantine", subject: "key_two_workers", now: new Date() });
     await delivered;

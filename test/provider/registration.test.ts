@@ -66,9 +66,15 @@ describe("webhook registration", () => {
     expect(first.created).toBe(true);
     expect(await getRegisteredHookId()).toBe(first.hookId);
 
+    // Already registered: the provider is asked (one GET) and nothing is registered.
     const callsBefore = (await sim.control<ApiCalls>("GET", "/_sim/api-calls")).calls.length;
-    expect(await ensureWebhookRegistered({ url, client: client() })).toEqual({ hookId: first.hookId, created: false });
-    expect((await sim.control<ApiCalls>("GET", "/_sim/api-calls")).calls.length).toBe(callsBefore);
+    expect(await ensureWebhookRegistered({ url, client: client() })).toEqual({
+      hookId: first.hookId,
+      created: false,
+      replacedHookId: null,
+    });
+    const calls = (await sim.control<ApiCalls>("GET", "/_sim/api-calls")).calls.slice(callsBefore);
+    expect(calls.map((c) => [c.path, c.status])).toEqual([[`/v1/account/webhooks/${first.hookId}`, 200]]);
 
     // As if we crashed after the provider answered but before our settings write committed.
     const hooksBefore = (await sim.stats()).hooks;
@@ -76,6 +82,31 @@ describe("webhook registration", () => {
     const again = await ensureWebhookRegistered({ url, client: client() });
     expect(again.hookId).toBe(first.hookId);
     expect((await sim.stats()).hooks).toBe(hooksBefore);
+  });
+});
+
+describe("a provider that lost our webhook", () => {
+  it("is asked before anything is called registered: the lost hook is registered again, once, and then confirmed", async () => {
+    const url = "http://127.0.0.1:1/api/webhooks/lost";
+    const first = await ensureWebhookRegistered({ url, client: client() });
+    // Our settings still name a hook, but the provider (its state reset) does not know it.
+    const fresh = await startSimulator();
+    try {
+      const reset = createProviderClient({ baseUrl: fresh.url, apiKey: DEV_PROVIDER_API_KEY, sleep: async () => {} });
+      expect(await reset.getWebhook({ hookId: first.hookId })).toBeNull();
+      const again = await ensureWebhookRegistered({ url, client: reset });
+      expect(again).toMatchObject({ created: true, replacedHookId: first.hookId });
+      expect(await getRegisteredHookId()).toBe(again.hookId);
+      expect(await reset.getWebhook({ hookId: again.hookId })).toMatchObject({ url });
+      expect(await ensureWebhookRegistered({ url, client: reset })).toEqual({
+        hookId: again.hookId,
+        created: false,
+        replacedHookId: null,
+      });
+      expect((await fresh.stats()).hooks).toBe(1);
+    } finally {
+      await fresh.dispose();
+    }
   });
 });
 

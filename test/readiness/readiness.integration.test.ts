@@ -86,6 +86,7 @@ describe("retry-readiness check", () => {
 
   it("fails the history step when the provider's history is missing an attempt", async () => {
     const losingOne: ReadinessProvider = {
+      getWebhook: (input) => system.client.getWebhook(input),
       sendTestEvent: (input) => system.client.sendTestEvent(input),
       redeliver: (input) => system.client.redeliver(input),
       // The provider "forgets" the oldest attempt of the event.
@@ -103,6 +104,26 @@ describe("retry-readiness check", () => {
     expect((await prisma.auditLog.findFirstOrThrow({ where: { target: `readiness_runs/${result.id}` } })).outcome).toBe(
       "failed",
     );
+  });
+
+  it("says the provider has not sent its test event yet, not that our URL is wrong, when it lists no attempt", async () => {
+    // A provider that accepts the test event but never gets round to delivering it.
+    const behind: ReadinessProvider = {
+      getWebhook: (input) => system.client.getWebhook(input),
+      sendTestEvent: async (input) => ({
+        eventId: "evt_queued_at_the_provider",
+        tenantId: input.tenantId,
+        sequence: 1,
+      }),
+      redeliver: (input) => system.client.redeliver(input),
+      listDeliveries: (input) => system.client.listDeliveries(input),
+    };
+    const duplicate = step(await run({ provider: behind, waitTimeoutMs: 1_000 }), "duplicate_delivery");
+    expect(duplicate).toMatchObject({
+      passed: false,
+      summary: "the provider had not sent its test event 1000 ms after accepting it",
+    });
+    expect(duplicate.fix).toMatch(/^The provider lists no attempt yet: its delivery queue is behind/);
   });
 
   it("fails the retention step when the window is at or below the retry horizon + margin", async () => {

@@ -1,5 +1,7 @@
 // The running system for a readiness run: the provider simulator, the ingest served over HTTP
 // (the same handler as the Next route) and the worker, which registers our webhook at the provider.
+// With `distance`, relays hold every answer between us and the provider (its API's answers, and our
+// answers to its deliveries) for the delay a test sets: a provider that far away.
 import { prisma } from "@/lib/db";
 import { DEV_PROVIDER_API_KEY, resetEnvForTests } from "@/lib/env";
 import { createProviderClient, type ProviderClient } from "@/lib/provider/client";
@@ -7,6 +9,7 @@ import { getRegisteredHookId } from "@/lib/provider/webhook-registration";
 import { signDelivery } from "@/lib/provider/signed-delivery";
 import { keyEvent, TEST_SECRET } from "../support/webhooks";
 import { startIngestServer, waitUntil, type RunningServer } from "../support/child-process";
+import { startDelayRelay, type DelayRelay } from "../support/delay-relay";
 import { startSimulator, type SimulatorProcess } from "../support/simulator";
 import { startWorker, type WorkerProcess } from "../support/worker";
 
@@ -18,12 +21,15 @@ export type RunningSystem = {
   ingest: RunningServer;
   worker: WorkerProcess;
   client: ProviderClient;
+  /** Our endpoint, as the check posts to it. */
   webhookUrl: string;
   hookId: string;
+  /** With `distance`: how long each answer between us and the provider is held. */
+  setProviderDistance: (ms: number) => void;
   stop: () => Promise<void>;
 };
 
-export async function startRunningSystem(): Promise<RunningSystem> {
+export async function startRunningSystem(options: { distance?: boolean } = {}): Promise<RunningSystem> {
   process.env.INGEST_TX_TIMEOUT_MS = INGEST_TX_TIMEOUT_MS;
   resetEnvForTests();
   const [sim, ingest] = await Promise.all([
@@ -35,15 +41,19 @@ export async function startRunningSystem(): Promise<RunningSystem> {
   const warmUp = keyEvent({ type: "key.created", tenantId: "district-warm-up", keyId: "key_warm_up", sequence: 1 });
   const signed = signDelivery({ body: JSON.stringify(warmUp), webhookId: String(warmUp.id), secrets: [TEST_SECRET] });
   await fetch(webhookUrl, { method: "POST", headers: signed.headers, body: signed.body });
+  const relays: DelayRelay[] = options.distance
+    ? await Promise.all([startDelayRelay(sim.url), startDelayRelay(webhookUrl)])
+    : [];
+  const providerUrl = relays[0]?.url ?? sim.url;
   const worker = startWorker({
     DATABASE_URL: process.env.DATABASE_URL!,
-    PROVIDER_URL: sim.url,
-    PROVIDER_WEBHOOK_URL: webhookUrl,
+    PROVIDER_URL: providerUrl,
+    PROVIDER_WEBHOOK_URL: relays[1] ? `${relays[1].url}/api/webhooks/keys` : webhookUrl,
     LOG_LEVEL: "warn",
   });
   let hookId: string | null = null;
   await waitUntil(async () => (hookId = await getRegisteredHookId(prisma)) !== null, 50);
-  const client = createProviderClient({ baseUrl: sim.url, apiKey: DEV_PROVIDER_API_KEY });
+  const client = createProviderClient({ baseUrl: providerUrl, apiKey: DEV_PROVIDER_API_KEY });
   return {
     sim,
     ingest,
@@ -51,8 +61,9 @@ export async function startRunningSystem(): Promise<RunningSystem> {
     client,
     webhookUrl,
     hookId: hookId!,
+    setProviderDistance: (ms) => relays.forEach((relay) => relay.setDelay(ms)),
     stop: async () => {
-      await Promise.all([sim.dispose(), ingest.kill(), worker.kill()]);
+      await Promise.all([sim.dispose(), ingest.kill(), worker.kill(), ...relays.map((relay) => relay.close())]);
       delete process.env.INGEST_TX_TIMEOUT_MS;
       resetEnvForTests();
     },

@@ -24,6 +24,7 @@ describe("retention settings", () => {
     expect(await getRetentionSettings()).toEqual({
       retentionDays: 14,
       retryHorizonHours: 28,
+      horizonFloor: expect.objectContaining({ hours: 28, bound: "configured" }),
       marginHours: 24,
       payloadRetentionDays: 7,
     });
@@ -37,7 +38,7 @@ describe("retention settings", () => {
       actor: admin,
     });
 
-    expect(saved).toEqual({ retentionDays: 10, retryHorizonHours: 48, marginHours: 24, payloadRetentionDays: 3 });
+    expect(saved).toMatchObject({ retentionDays: 10, retryHorizonHours: 48, marginHours: 24, payloadRetentionDays: 3 });
     expect(await getRetentionSettings()).toEqual(saved);
     const audit = await prisma.auditLog.findMany();
     expect(audit).toHaveLength(1);

@@ -11,6 +11,7 @@ export function readinessContext(db: Db): ReadinessContext {
     webhookUrl: "http://127.0.0.1:1/api/webhooks/keys",
     provider: null,
     hookId: null,
+    hookMissing: false,
     secrets: [DEV_WEBHOOK_SECRET],
     ingestTimeoutMs: 1_000,
     waitTimeoutMs: 1_000,

@@ -36,6 +36,6 @@ export const runDriftCheckAction = action("drift.run", z.object({}), async (_inp
   const result = await requestDriftCheck({ actor });
   revalidatePath("/alerts");
   return result.outcome === "requested"
-    ? `Drift check ${result.runId} requested: the worker runs it and its differences appear here as alerts.`
+    ? `Drift check ${result.runId} requested: the worker starts it within seconds, and its differences appear here as alerts.`
     : `Drift check ${result.runId} is already waiting or running.`;
 });

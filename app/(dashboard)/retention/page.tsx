@@ -61,7 +61,7 @@ async function RetentionDetails({ actor }: { actor: Actor }) {
 
       {can(actor, "retention.edit") ? (
         <Card title="Settings">
-          <ActionForm action={saveRetentionAction} submitLabel="Save settings" className="max-w-xl">
+          <ActionForm action={saveRetentionAction} submitLabel="Save settings" className="max-w-3xl">
             <div className="grid gap-3 sm:grid-cols-3">
               <TextField
                 label="Retention (days)"
@@ -76,6 +76,7 @@ async function RetentionDetails({ actor }: { actor: Actor }) {
                 type="number"
                 defaultValue={String(settings.retryHorizonHours)}
                 required
+                hint={`At least ${settings.horizonFloor.hours} h (${settings.horizonFloor.bound === "configured" ? "PROVIDER_RETRY_HORIZON_HOURS" : "the provider's longest retry"})`}
               />
               <TextField
                 label="Payload retention (days)"
@@ -84,6 +85,11 @@ async function RetentionDetails({ actor }: { actor: Actor }) {
                 defaultValue={String(settings.payloadRetentionDays)}
               />
             </div>
+            <p className="text-xs text-slate-500">
+              The retry horizon can be declared longer than the provider&apos;s, never shorter: at least{" "}
+              {settings.horizonFloor.hours} h, as {settings.horizonFloor.explanation}. The window must stay longer than
+              the horizon + {settings.marginHours} h margin.
+            </p>
           </ActionForm>
         </Card>
       ) : null}

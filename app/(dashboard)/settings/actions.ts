@@ -9,9 +9,11 @@ import { action, text } from "../../_lib/run-action";
 export const registerWebhookAction = action("settings.manage", z.object({}), async (_input, actor) => {
   const result = await registerWebhook({ actor });
   revalidatePath("/settings");
-  return result.created
-    ? `Registered ${result.url} with the provider as hook ${result.hookId}.`
-    : `${result.url} was already registered as hook ${result.hookId}; nothing changed.`;
+  if (!result.created)
+    return `The provider confirms ${result.url} is registered as hook ${result.hookId}; nothing changed.`;
+  return result.replacedHookId
+    ? `The provider no longer knew hook ${result.replacedHookId}: registered ${result.url} again as hook ${result.hookId}.`
+    : `Registered ${result.url} with the provider as hook ${result.hookId}.`;
 });
 
 // Alert channels. The wrapper checks settings.manage before reading the form; the lib checks

@@ -69,6 +69,13 @@ async function SettingsDetails({ actor }: { actor: Actor }) {
             <strong>The provider refused our API key:</strong> {provider.message}.
           </Notice>
         ) : null}
+        {provider.kind === "hook_missing" ? (
+          <Notice tone="warn">
+            <strong>Our webhook is not registered at the provider:</strong> it no longer knows hook{" "}
+            <span className="font-mono">{provider.hookId}</span>, so it delivers nothing to us. Register now to register
+            the URL below again.
+          </Notice>
+        ) : null}
         {registration.hookId && !urlMatches ? (
           <Notice tone="warn">
             The registered URL differs from the URL the provider should call. Register now to point the provider at it.
@@ -93,6 +100,8 @@ async function SettingsDetails({ actor }: { actor: Actor }) {
             <span className="font-mono">{settings.providerUrl}</span>{" "}
             {provider.kind === "reachable" ? (
               <Badge tone="green">reachable</Badge>
+            ) : provider.kind === "hook_missing" ? (
+              <Badge tone="amber">reachable · hook unknown</Badge>
             ) : provider.kind === "key_refused" ? (
               <Badge tone="amber">key refused</Badge>
             ) : (
@@ -104,8 +113,9 @@ async function SettingsDetails({ actor }: { actor: Actor }) {
           <div className="mt-4">
             <ActionForm action={registerWebhookAction} submitLabel="Register webhook now" tone="secondary">
               <p className="text-xs text-slate-500">
-                Safe to repeat: when this URL is already registered nothing changes, and the provider never creates a
-                second hook for it.
+                Safe to repeat: it asks the provider first, changes nothing when the provider knows our hook for this
+                URL, registers it again when the provider does not, and never makes the provider create a second hook
+                for it.
               </p>
             </ActionForm>
           </div>
