@@ -18,6 +18,20 @@ export function formatNumber(value: number | bigint): string {
   return new Intl.NumberFormat("en-US").format(value);
 }
 
+/** A count exact up to a bound and estimated past it (e.g. the open quarantine). */
+export type BoundedCount = { exact: true; value: number } | { exact: false; atLeast: number; estimate: number | null };
+
+/** "1,234" exact; "≈ 1,666,667" an estimate; "more than 10,000" past the bound with no estimate. */
+export function formatBoundedCount(count: BoundedCount): string {
+  if (count.exact) return formatNumber(count.value);
+  return count.estimate !== null ? `≈ ${formatNumber(count.estimate)}` : `more than ${formatNumber(count.atLeast - 1)}`;
+}
+
+/** Whether a bounded count has anything in it. */
+export function boundedCountIsZero(count: BoundedCount): boolean {
+  return count.exact && count.value === 0;
+}
+
 export function formatBytes(bytes: number | bigint): string {
   const n = Number(bytes);
   if (n < 1024) return `${n} B`;
