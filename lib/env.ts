@@ -85,7 +85,9 @@ const schema = z
     /** Days the purge, readiness and drift run histories (and queue jobs failed for good) are kept. */
     RUN_HISTORY_RETENTION_DAYS: intSetting(1, 3650).default(90),
     /** Days the audit log is kept; its deletion is itself audited (docs/retention.md). */
-    AUDIT_RETENTION_DAYS: intSetting(30, 3650).default(400),
+    AUDIT_RETENTION_DAYS: intSetting(7, 3650).default(400),
+    /** Days a failed-sign-in counter is kept beside its audit entry (lib/auth/purge-sign-in-records.ts). */
+    SIGN_IN_FAILURE_RETENTION_DAYS: intSetting(1, 3650).default(90),
     /** Days a revoked or rotated key stays in a district's history; never less than the claims' window (the purge raises it). */
     KEY_HISTORY_RETENTION_DAYS: intSetting(1, 3650).default(400),
     /** The self-hosted worker's nightly purge hour (UTC). */

@@ -4,11 +4,17 @@ import "server-only";
 // each rule; test/retention/retention-docs.test.ts keeps that page and this list in step.
 import { prisma, type DbOrTx } from "../db";
 import { env } from "../env";
-import { historyWindowDays, type HistoryTarget } from "./history-purges";
+import { historyWindowDays, type HistoryTarget, type WindowSetting } from "./history-purges";
 import { getRetentionSettings } from "./settings";
 
 type Bound =
-  | { kind: "purge"; setting: string; target?: HistoryTarget }
+  /** Purged past a window in days: the nightly purge's (target), the claims', or another job's. */
+  | {
+      kind: "purge";
+      setting: "RETENTION_DAYS" | "SIGN_IN_FAILURE_RETENTION_DAYS" | WindowSetting;
+      target?: HistoryTarget;
+      job?: string;
+    }
   | { kind: "with"; table: string }
   | { kind: "other"; rule: string };
 
@@ -85,7 +91,7 @@ const BOUNDS: { table: string; what: string; bound: Bound; relation?: string }[]
   {
     table: "sign_in_failures",
     what: "failed sign-in counters",
-    bound: { kind: "other", rule: "90 days (auth.purge_sign_in_records)" },
+    bound: { kind: "purge", setting: "SIGN_IN_FAILURE_RETENTION_DAYS", job: "auth.purge_sign_in_records" },
   },
   {
     table: "sign_in_address_throttle",
@@ -113,7 +119,12 @@ export type BoundedTable = {
 export async function getBoundedTables(db: DbOrTx = prisma): Promise<BoundedTable[]> {
   const settings = await getRetentionSettings(db);
   const windows = historyWindowDays(env(), settings.retentionDays);
-  const days = (bound: Bound & { kind: "purge" }) => (bound.target ? windows[bound.target] : settings.retentionDays);
+  const days = (bound: Bound & { kind: "purge" }) =>
+    bound.target
+      ? windows[bound.target]
+      : bound.setting === "RETENTION_DAYS"
+        ? settings.retentionDays
+        : env()[bound.setting];
   const sizes = await tableSizes(db);
   return BOUNDS.map(({ table, what, bound }) => {
     const size = sizes.get(table);
@@ -122,7 +133,7 @@ export async function getBoundedTables(db: DbOrTx = prisma): Promise<BoundedTabl
       what,
       bound:
         bound.kind === "purge"
-          ? `${days(bound)} days (${bound.setting})`
+          ? `${days(bound)} days (${bound.setting}${bound.job ? `, ${bound.job}` : ""})`
           : bound.kind === "with"
             ? `with its ${bound.table} row`
             : bound.rule,
