@@ -13,7 +13,13 @@ import { prisma, type Db } from "../db";
 import { AppError } from "../errors";
 import { describeError, log } from "../log";
 import { env } from "../env";
-import { HISTORY_PURGES, historyWindowDays, isHistoryTarget, type HistoryTarget } from "./history-purges";
+import {
+  HISTORY_PURGES,
+  historyWindowDays,
+  isHistoryTarget,
+  type HistoryPurge,
+  type HistoryTarget,
+} from "./history-purges";
 import { purgeBatch, type KeysetPosition, type PurgePass, type PurgeTarget } from "./purge-batches";
 import { openPurgeLease } from "./purge-connection";
 import { DEFAULT_PURGE_PACING, nextBatchRows, restAfterBatchMs, type PurgePacing } from "./purge-pacing";
@@ -149,7 +155,8 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
         target: PurgeTarget;
         before: Date;
         from: KeysetPosition;
-        total: keyof typeof totals | HistoryTarget;
+        /** The ledger's phases count into the run's columns; every other table into rowsDeleted. */
+        total?: keyof typeof totals;
         pass?: PurgePass;
         extra?: unknown[];
       }[] = [
@@ -168,7 +175,6 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
           target,
           before: new Date(now.getTime() - windows[target] * 24 * HOUR_MS),
           from: null,
-          total: target,
           extra: target === "audit_log" ? [now, windows[target], trigger] : undefined,
         })),
       ];
@@ -199,12 +205,12 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
           const restMs = pauseMs ?? restAfterBatchMs(pacing, measured);
           after = batch.last;
           if (batch.rows > 0) {
-            if (isHistoryTarget(phase.total)) {
-              const { table, dependent } = HISTORY_PURGES[phase.total] as { table: string; dependent?: string };
+            if (phase.total) {
+              totals[phase.total] += batch.rows;
+            } else if (isHistoryTarget(phase.target)) {
+              const { table, dependent }: HistoryPurge = HISTORY_PURGES[phase.target];
               rowsDeleted[table] = (rowsDeleted[table] ?? 0) + batch.rows;
               if (dependent) rowsDeleted[dependent] = (rowsDeleted[dependent] ?? 0) + batch.dependentRows;
-            } else {
-              totals[phase.total] += batch.rows;
             }
             totals.batches += 1;
             await options.onBatch?.({ target: phase.target, ...measured, rows: batch.rows, restMs });
