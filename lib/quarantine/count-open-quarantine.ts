@@ -3,7 +3,7 @@ import "server-only";
 // OPEN_QUARANTINE_EXACT_UP_TO. An exact count walks one index entry per open event, so a storm of
 // misrouted events (1.67 M open in the dashboard benchmark's storm fill) made every Overview and
 // Quarantine render pay for it; past the bound nobody acts on the unit, and the pages say
-// "≈ 1.67 M (estimate)" instead (docs/decisions/0023-bounded-counts.md).
+// "≈ 1.67M" and say it is an estimate instead (docs/decisions/0023-bounded-counts.md).
 //
 // The estimate is PostgreSQL's own size of the open-quarantine partial index (pg_class.reltuples,
 // kept current by autovacuum and ANALYZE). It has no per-district figure: a district past the
