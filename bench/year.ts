@@ -30,7 +30,8 @@ const PG_PORT = Number(process.env.BENCH_PG_PORT ?? 54571);
 const server = await startEmbeddedPostgres({ dataDir: ".data/year-bench", port: PG_PORT, database: "postgres" });
 const databaseUrl = await freshMigratedDatabase(server, "keyhook_year_bench");
 process.env.DATABASE_URL = databaseUrl;
-process.env.LOG_LEVEL ??= "warn";
+// The simulated channel's transient 503s would log a warning each.
+process.env.LOG_LEVEL ??= "error";
 // The drift check's pause between pages is for sharing the cores with live ingest; here it would
 // only stretch the afternoon.
 process.env.DRIFT_PAGE_PAUSE_MS ??= "0";

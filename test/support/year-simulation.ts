@@ -15,7 +15,8 @@
 //     outbox drain (a fake provider and channel that answer 200, 5 % of first attempts fail);
 // and once a day: the drift check (01:00; the real check against a provider that lists what the
 // simulated provider holds), the purge (03:00, the real run with pauses off: the pacing's rests
-// are real seconds), the sign-in records purge (03:10), a readiness run (06:00: recorded as the
+// are real seconds), the sign-in records purge (03:10), a VACUUM (ANALYZE) standing in for a real
+// day of autovacuum (04:00: autovacuum runs on real time), a readiness run (06:00: recorded as the
 // check records it — run row, audit entry, the canary's deliveries — without its HTTP round
 // trips), and the humans (10:00): every quarantined event and every alert older than 12 h
 // resolved, 10 keys revoked from the dashboard (the provider confirms by webhook), 150 sign-ins
@@ -345,6 +346,12 @@ export async function simulateYear(databaseUrl: string, config: YearConfig): Pro
         await runPurge({ trigger: "schedule", now, scheduledFor: now, pauseMs: 0 });
         await purgeSignInRecords({ now: at(3, 10) });
       });
+    // Autovacuum works on real time (a look every minute), and a simulated day lasts seconds: what
+    // it does in a real day between two purges, one VACUUM (ANALYZE) does here, after the purge.
+    const vacuum = () =>
+      timed("vacuum", async () => {
+        await client.query("VACUUM (ANALYZE)");
+      });
     const readiness = () =>
       timed("readiness", async () => {
         const startedAt = at(6);
@@ -434,6 +441,7 @@ export async function simulateYear(databaseUrl: string, config: YearConfig): Pro
     return [
       [1, drift],
       [3, purge],
+      [4, vacuum],
       [6, readiness],
       [10, humans],
     ];
@@ -458,11 +466,11 @@ export async function simulateYear(databaseUrl: string, config: YearConfig): Pro
         for (const [, task] of tasks.filter(([at]) => at >= hour && at < hour + config.stepHours)) await task();
         await step(dayStart + hour * HOUR_MS, dayStart + (hour + config.stepHours) * HOUR_MS);
       }
+      if ((day + 1) % 5 === 0) log(`day ${day + 1}: ${events.toLocaleString("en")} deliveries so far`);
       if ((day + 1) % config.reportEveryDays === 0) {
         const report = await timed("report", () => tablesReport(client, day + 1, clock.now()));
         reports.push(report);
         config.onReport?.(report);
-        log(`day ${day + 1}: ${events.toLocaleString("en")} deliveries so far`);
       }
     }
     return { reports, seconds, events };
