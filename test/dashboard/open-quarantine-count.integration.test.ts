@@ -1,17 +1,15 @@
 // The open quarantine's count stays cheap however many events a misrouting sender quarantines:
 // exact up to 10,000, PostgreSQL's estimate past it, and every place that shows it says which.
 import { beforeEach, describe, expect, it } from "vitest";
-import { GET } from "@/app/api/metrics/route";
 import type { Actor } from "@/lib/auth/actor";
 import { prisma } from "@/lib/db";
-import { resetEnvForTests } from "@/lib/env";
 import { getOverview } from "@/lib/overview/get-overview";
 import { listQuarantine } from "@/lib/quarantine/list-quarantine";
+import { scrapeMetrics } from "../support/metrics";
 import { resetDatabase } from "../support/state";
 
 const staff: Actor = { id: "u_staff", email: "s@keyhook.test", name: null, role: "platform_admin", tenantId: null };
 const districtAdmin: Actor = { ...staff, id: "u_da", role: "district_admin", tenantId: "district-storm" };
-const TOKEN = "metrics-token-for-tests-0123";
 
 beforeEach(resetDatabase);
 
@@ -23,20 +21,6 @@ async function quarantine(count: number, tenantId = "district-storm") {
     FROM generate_series(1, ${count}::int) g`;
 }
 
-async function scrape(): Promise<string> {
-  process.env.METRICS_TOKEN = TOKEN;
-  resetEnvForTests();
-  try {
-    const response = await GET(
-      new Request("http://keyhook.test/api/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }),
-    );
-    return await response.text();
-  } finally {
-    delete process.env.METRICS_TOKEN;
-    resetEnvForTests();
-  }
-}
-
 describe("the open quarantine's count", () => {
   it("is exact up to 10,000 on the Overview, the Quarantine page and the metrics", async () => {
     await quarantine(10_000);
@@ -44,7 +28,7 @@ describe("the open quarantine's count", () => {
     expect((await getOverview({ actor: staff })).quarantineOpen).toEqual({ exact: true, value: 10_000 });
     expect((await getOverview({ actor: districtAdmin })).quarantineOpen).toEqual({ exact: true, value: 10_000 });
     expect((await listQuarantine({ actor: staff })).eventsTotal).toEqual({ exact: true, value: 10_000 });
-    const text = await scrape();
+    const text = await scrapeMetrics();
     expect(text).toMatch(/^keyhook_quarantine_open 10000$/m);
     expect(text).toMatch(/^keyhook_quarantine_open_estimated 0$/m);
   });
@@ -70,7 +54,7 @@ describe("the open quarantine's count", () => {
       exact: true,
       value: 3_000,
     });
-    const text = await scrape();
+    const text = await scrapeMetrics();
     expect(text).toMatch(new RegExp(`^keyhook_quarantine_open ${estimate}$`, "m"));
     expect(text).toMatch(/^keyhook_quarantine_open_estimated 1$/m);
   });

@@ -13,8 +13,8 @@
 //     with its received_at inside the step;
 //   - the worker: the rollup fold, the alert sweep, the notifier (one webhook channel) and the
 //     outbox drain (a fake provider and channel that answer 200, 5 % of first attempts fail);
-// and once a day: the drift check (01:00; the real check against a provider that lists what the
-// simulated provider holds), the purge (03:00, the real run with pauses off: the pacing's rests
+// and once a day: the drift check (01:00 when DRIFT_CHECK_INTERVAL_HOURS, driftEveryHours, has
+// passed; the real check against a provider that lists what the simulated provider holds), the purge (03:00, the real run with pauses off: the pacing's rests
 // are real seconds), the sign-in records purge (03:10), a VACUUM (ANALYZE) standing in for a real
 // day of autovacuum (04:00: autovacuum runs on real time), a readiness run (06:00: recorded as the
 // check records it — run row, audit entry, the canary's deliveries — without its HTTP round
@@ -50,6 +50,8 @@ export type YearConfig = {
   stepHours: number;
   /** A report of every table every this many simulated days (30: a month). */
   reportEveryDays: number;
+  /** DRIFT_CHECK_INTERVAL_HOURS of the simulated deployment (default 24: a check a day). */
+  driftEveryHours?: number;
   /** Successful sign-ins audited per day (default 150; 10 failed ones besides). */
   signInsPerDay?: number;
   seed?: number;
@@ -338,7 +340,12 @@ export async function simulateYear(databaseUrl: string, config: YearConfig): Pro
     const drift = () =>
       timed("drift", async () => {
         const now = at(1);
-        await runDriftJob({ provider: fakeProvider, now: () => now, intervalHours: 24, pageSize: 500 });
+        await runDriftJob({
+          provider: fakeProvider,
+          now: () => now,
+          intervalHours: config.driftEveryHours ?? 24,
+          pageSize: 500,
+        });
       });
     const purge = () =>
       timed("purge", async () => {
