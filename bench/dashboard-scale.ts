@@ -4,7 +4,9 @@
 // folds the rollups once (timed), signs in as the platform admin through next-auth's own flow and
 // times BENCH_REQUESTS (20) sequential full GETs per page (the whole streamed body) after 3
 // warm-ups: p50 / p95 / max. Then one full ledger CSV export, sampling the app's RSS every 100 ms.
-// BENCH_KEEP_DB=1 reuses the database of the previous run when it holds the same fill.
+// BENCH_QUARANTINE_OPEN_EVERY=6 adds a storm of misrouted events: every 6th claim quarantined
+// and open (1.67 M at 10 M claims). BENCH_KEEP_DB=1 reuses the database of the previous run when
+// it holds the same fill.
 // For iterating on one page: BENCH_PAGES (comma-separated parts of page names or paths: only
 // those), BENCH_EXPORT=0 (no CSV export: it takes minutes at 10M rows), BENCH_APP_NODE_OPTIONS
 // (NODE_OPTIONS of the app, e.g. `--require <a preload starting the inspector profiler>`: where a
@@ -23,6 +25,10 @@ const scale = {
   claims: Number(process.env.BENCH_CLAIMS ?? 1_000_000),
   receipts: Number(process.env.BENCH_RECEIPTS ?? 1_000_000),
   districts: Number(process.env.BENCH_DISTRICTS ?? 1_000),
+  // A storm of misrouted events: every n-th claim quarantined and open (6: one in six).
+  quarantineOpenEvery: process.env.BENCH_QUARANTINE_OPEN_EVERY
+    ? Number(process.env.BENCH_QUARANTINE_OPEN_EVERY)
+    : undefined,
 };
 const requests = Number(process.env.BENCH_REQUESTS ?? 20);
 const TARGET_P95_MS = 100;
@@ -45,7 +51,7 @@ const load = () =>
     .map((l) => l.toFixed(1))
     .join(" / ");
 
-const label = `fill ${scale.claims}/${scale.receipts}/${scale.districts}`;
+const label = `fill ${scale.claims}/${scale.receipts}/${scale.districts}${scale.quarantineOpenEvery ? ` storm 1/${scale.quarantineOpenEvery}` : ""}`;
 const app = await startAppUnderTest({
   port: BENCH_PORTS.app,
   pgPort: BENCH_PORTS.pg,

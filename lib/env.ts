@@ -77,6 +77,20 @@ const schema = z
     RETENTION_MARGIN_HOURS: intSetting(0, 24 * 365).default(24),
     /** Unset: min(7, RETENTION_DAYS). The stored body may go before its claim (lib/retention/settings.ts). */
     PAYLOAD_RETENTION_DAYS: intSetting(1, 3650).optional(),
+    /** Days sent outbox rows (and their attempts) are kept; pending and failed rows always are (docs/retention.md). */
+    OUTBOX_RETENTION_DAYS: intSetting(1, 3650).default(30),
+    /** Days a resolved alert (and its notification state) is kept; open and acknowledged ones always are. */
+    ALERT_RETENTION_DAYS: intSetting(1, 3650).default(90),
+    /** Days a closed sequence gap is kept; open gaps always are. */
+    GAP_RETENTION_DAYS: intSetting(1, 3650).default(90),
+    /** Days the purge, readiness and drift run histories (and queue jobs failed for good) are kept. */
+    RUN_HISTORY_RETENTION_DAYS: intSetting(1, 3650).default(90),
+    /** Days the audit log is kept; its deletion is itself audited (docs/retention.md). */
+    AUDIT_RETENTION_DAYS: intSetting(7, 3650).default(400),
+    /** Days a failed-sign-in counter is kept beside its audit entry (lib/auth/purge-sign-in-records.ts). */
+    SIGN_IN_FAILURE_RETENTION_DAYS: intSetting(1, 3650).default(90),
+    /** Days a revoked or rotated key stays in a district's history; never less than the claims' window (the purge raises it). */
+    KEY_HISTORY_RETENTION_DAYS: intSetting(1, 3650).default(400),
     /** The self-hosted worker's nightly purge hour (UTC). */
     PURGE_HOUR_UTC: intSetting(0, 23).default(3),
     /** Bearer secret of /api/cron/purge; unset: the route answers 503 "not configured". */

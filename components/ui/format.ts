@@ -18,6 +18,25 @@ export function formatNumber(value: number | bigint): string {
   return new Intl.NumberFormat("en-US").format(value);
 }
 
+/** A count exact up to a bound and estimated past it (e.g. the open quarantine). */
+export type BoundedCount = { exact: true; value: number } | { exact: false; atLeast: number; estimate: number | null };
+
+/**
+ * "1,234" exact; "≈ 1.67M" an estimate (three significant digits: no more precision than it has);
+ * "more than 10,000" past the bound with no estimate. The space after ≈ does not break.
+ */
+export function formatBoundedCount(count: BoundedCount): string {
+  if (count.exact) return formatNumber(count.value);
+  if (count.estimate === null) return `more than ${formatNumber(count.atLeast - 1)}`;
+  const compact = new Intl.NumberFormat("en-US", { notation: "compact", maximumSignificantDigits: 3 });
+  return `≈\u00a0${compact.format(count.estimate)}`;
+}
+
+/** Whether a bounded count has anything in it. */
+export function boundedCountIsZero(count: BoundedCount): boolean {
+  return count.exact && count.value === 0;
+}
+
 export function formatBytes(bytes: number | bigint): string {
   const n = Number(bytes);
   if (n < 1024) return `${n} B`;

@@ -5,12 +5,11 @@ import "server-only";
 // - An address row that is not locked and has been quiet for ADDRESS_QUIET_MINUTES means nothing
 //   any more: the next attempt from that address starts from 1 anyway (claim-sign-in-attempt.ts).
 // - A failure counter is what the audit page shows beside its window's one audit row. It is kept
-//   for SIGN_IN_FAILURE_RETENTION_DAYS; after that the audit row stays (the log is append-only)
-//   and shows the window without its count.
+//   for SIGN_IN_FAILURE_RETENTION_DAYS (a setting); after that the audit row stays (until the
+//   audit log's own retention) and shows the window without its count.
 import { prisma, type DbOrTx } from "../db";
+import { env } from "../env";
 import { ADDRESS_QUIET_MINUTES } from "./sign-in-throttle";
-
-export const SIGN_IN_FAILURE_RETENTION_DAYS = 90;
 
 export type PurgeSignInRecordsResult = { addressRows: number; failureWindows: number };
 
@@ -19,7 +18,7 @@ export async function purgeSignInRecords(
   db: DbOrTx = prisma,
 ): Promise<PurgeSignInRecordsResult> {
   const quietSince = new Date(options.now.getTime() - ADDRESS_QUIET_MINUTES * 60_000);
-  const failuresBefore = new Date(options.now.getTime() - SIGN_IN_FAILURE_RETENTION_DAYS * 86_400_000);
+  const failuresBefore = new Date(options.now.getTime() - env().SIGN_IN_FAILURE_RETENTION_DAYS * 86_400_000);
   const addressRows = await db.$executeRaw`
     DELETE FROM sign_in_address_throttle
     WHERE updated_at < ${quietSince}::timestamptz

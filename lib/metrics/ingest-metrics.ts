@@ -13,7 +13,8 @@ const globalForMetrics = globalThis as unknown as { keyhookMetrics?: Instruments
 
 function createInstruments(): Instruments {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "keyhook_process_" });
+  // prom-client's default names already start with process_ / nodejs_: the prefix is the product's only.
+  collectDefaultMetrics({ register: registry, prefix: "keyhook_" });
   return {
     registry,
     deliveries: new Counter({

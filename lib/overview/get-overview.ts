@@ -7,13 +7,15 @@ import { Prisma } from "../generated/prisma/client";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
 import { countRollups, totalRows, type RollupCount } from "../rollups/rollup-counts";
+import { countOpenQuarantine, type OpenQuarantineCount } from "../quarantine/count-open-quarantine";
 import { CANARY_TENANT_ID, NOT_CANARY } from "../readiness/canary";
 import { CHART_OUTCOMES, type ChartDay, type ChartOutcome } from "./outcome-chart-data";
 
 export type Overview = {
   outcomesToday: Record<string, number>;
   duplicatesToday: number;
-  quarantineOpen: number;
+  /** Exact up to a bound, an estimate past it (lib/quarantine/count-open-quarantine.ts). */
+  quarantineOpen: OpenQuarantineCount;
   openAlerts: number;
   activeKeys: number;
   ledgerRows: number;
@@ -69,7 +71,7 @@ export async function getOverview(
           ok: BigInt(rows.reduce((sum, r) => sum + r.okRows, 0)),
           duplicates: BigInt(rows.find((r) => r.key === "duplicate")?.rows ?? 0),
         })),
-    db.processedEvent.count({ where: { ...tenantWhere, outcome: "quarantined", resolvedAt: null } }),
+    countOpenQuarantine({ tenantId, excludeCanary: true }, db),
     db.apiKey.count({ where: { ...tenantWhere, status: "superseded" } }),
     tenantId ? db.apiKey.count({ where: { tenantId, status: "active" } }) : countActiveKeys(db),
     tenantId ? db.processedEvent.count({ where: { tenantId } }) : staff(2).then(totalRows),

@@ -11,15 +11,17 @@ import {
   updateRetentionSettings,
   type RetentionSettings,
 } from "../retention";
+import { getBoundedTables } from "../retention/bounded-tables";
 
 export async function getRetentionView(options: { actor: Actor }, db: DbOrTx = prisma) {
   authorize(options.actor, "retention.view");
-  const [settings, stats, runs] = await Promise.all([
+  const [settings, stats, runs, tables] = await Promise.all([
     getRetentionSettings(db),
     getRetentionStats(db),
     listPurgeRuns({ limit: 20 }, db),
+    getBoundedTables(db),
   ]);
-  return { settings, stats, runs };
+  return { settings, stats, runs, tables };
 }
 
 export async function saveRetentionSettings(

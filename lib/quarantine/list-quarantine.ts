@@ -1,13 +1,15 @@
 import "server-only";
 // What needs a human: quarantined events not yet resolved, and superseded keys (a possibly-live
 // credential nobody revoked: docs/design.md, invariant 4). One page of each at a time, with the
-// exact totals: both sets are small by nature (each item is an alert a human clears) and each is
-// read through its own partial index, so a count is an index walk of the open items only, never
-// of the ledger. The events are keyset-paged on (received_at, id) descending, newest first.
+// totals: each set is read through its own partial index, so a count is an index walk of the open
+// items only, never of the ledger; the open events' count stops at a bound and is estimated past
+// it (a storm of misrouted events is not small: count-open-quarantine.ts). The events are
+// keyset-paged on (received_at, id) descending, newest first.
 import { prisma, type DbOrTx } from "../db";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
 import { encodeCursor, type KeysetCursor } from "../listing/keyset-cursor";
+import { countOpenQuarantine, type OpenQuarantineCount } from "./count-open-quarantine";
 
 export type QuarantinedEvent = {
   id: bigint;
@@ -30,8 +32,8 @@ export type SupersededKey = {
 export type QuarantineView = {
   /** One page of the open quarantine, newest first. */
   events: QuarantinedEvent[];
-  /** Every open (unresolved) quarantined event the actor may see. */
-  eventsTotal: number;
+  /** Every open (unresolved) quarantined event the actor may see: exact up to a bound, then estimated. */
+  eventsTotal: OpenQuarantineCount;
   /** The cursor of the next page of events, or null on the last one. */
   nextCursor: string | null;
   /** The most recently superseded keys (at most one page). */
@@ -70,7 +72,7 @@ export async function listQuarantine(
       take: limit + 1,
       select: { id: true, tenantId: true, eventId: true, type: true, keyId: true, reason: true, receivedAt: true },
     }),
-    db.processedEvent.count({ where: open }),
+    countOpenQuarantine({ tenantId }, db),
     db.apiKey.findMany({
       where: superseded,
       orderBy: [{ supersededAt: "desc" }, { id: "asc" }],

@@ -9,12 +9,24 @@ import "server-only";
 //
 // A claim that is quarantined and not yet resolved is kept past the window: it is waiting for a
 // human (docs/design.md, invariant 2), and silently deleting it would lose exactly what they must see.
+import { HISTORY_PURGES, isHistoryTarget, type HistoryPurge, type HistoryTarget } from "./history-purges";
 import type { PurgeConnection } from "./purge-connection";
 import { COUNTED_ROW, HOUR_OF_RECEIVED_AT, ROLLUP_SOURCES, type RollupSource } from "../rollups/rollup-sources";
 
-export type KeysetPosition = { receivedAt: Date; id: string } | null;
-/** walBytes: WAL written while the batch ran (ingest's of that moment included), for the pacing. */
-export type BatchResult = { rows: number; scanned: number; last: KeysetPosition; walBytes: number };
+/** Where a walk stands: the last row's age (its received_at, sent_at, at, …) and id. */
+export type KeysetPosition = { at: Date; id: string } | null;
+/**
+ * dependentRows: rows that went with the deleted ones (an outbox row's attempts, an alert's
+ * notification state). walBytes: WAL written while the batch ran (ingest's of that moment
+ * included), for the pacing.
+ */
+export type BatchResult = {
+  rows: number;
+  dependentRows: number;
+  scanned: number;
+  last: KeysetPosition;
+  walBytes: number;
+};
 
 const keptForHumans = `NOT (outcome = 'quarantined' AND resolved_at IS NULL)`;
 
@@ -39,10 +51,10 @@ function subtractFromRollup(source: RollupSource): string {
     )`;
 }
 
-const statements = {
+const ledgerStatements = {
   claims: `
     WITH batch AS (
-      SELECT id, received_at FROM processed_events
+      SELECT id, received_at AS at FROM processed_events
       WHERE ${afterPosition} AND received_at < $3::timestamptz AND ${keptForHumans}
       ORDER BY received_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
     ), done AS (
@@ -50,7 +62,7 @@ const statements = {
     )${subtractFromRollup("processed_events")}`,
   payloads: `
     WITH batch AS (
-      SELECT id, received_at FROM processed_events
+      SELECT id, received_at AS at FROM processed_events
       WHERE ${afterPosition} AND received_at < $3::timestamptz AND payload IS NOT NULL AND ${keptForHumans}
         AND id % $5::bigint = $6::bigint
       ORDER BY received_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
@@ -59,7 +71,7 @@ const statements = {
     )`,
   receipts: `
     WITH batch AS (
-      SELECT id, received_at FROM receipts
+      SELECT id, received_at AS at FROM receipts
       WHERE ${afterPosition} AND received_at < $3::timestamptz
       ORDER BY received_at, id LIMIT $4 FOR UPDATE SKIP LOCKED
     ), done AS (
@@ -67,15 +79,16 @@ const statements = {
     )${subtractFromRollup("receipts")}`,
 } as const;
 
-export type PurgeTarget = keyof typeof statements;
+export type PurgeTarget = keyof typeof ledgerStatements | HistoryTarget;
 
-const summary = `
+const summary = (dependent: boolean) => `
     SELECT (SELECT count(*) FROM done)::int AS rows,
+           ${dependent ? "(SELECT count(*) FROM dependent)::int" : "0"} AS dependent_rows,
            (SELECT count(*) FROM batch)::int AS scanned,
-           (SELECT received_at FROM batch ORDER BY received_at DESC, id DESC LIMIT 1) AS last_at,
-           (SELECT id FROM batch ORDER BY received_at DESC, id DESC LIMIT 1)::text AS last_id`;
+           (SELECT at FROM batch ORDER BY at DESC, id DESC LIMIT 1) AS last_at,
+           (SELECT id FROM batch ORDER BY at DESC, id DESC LIMIT 1)::text AS last_id`;
 
-type Row = { rows: number; scanned: number; last_at: Date | null; last_id: string | null };
+type Row = { rows: number; dependent_rows: number; scanned: number; last_at: Date | null; last_id: string | null };
 
 /**
  * Which rows of the range this batch's walk takes: those with `id % of = index` (the payload clear
@@ -86,17 +99,21 @@ export type PurgePass = { index: number; of: number };
 export async function purgeBatch(
   connection: PurgeConnection,
   target: PurgeTarget,
-  options: { before: Date; after: KeysetPosition; limit: number; pass?: PurgePass },
+  options: { before: Date; after: KeysetPosition; limit: number; pass?: PurgePass; extra?: unknown[] },
 ): Promise<BatchResult> {
   const start = await connection.query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn()::text AS lsn");
-  const params: unknown[] = [
-    options.after?.receivedAt ?? null,
-    options.after?.id ?? null,
-    options.before,
-    options.limit,
-  ];
+  const params: unknown[] = [options.after?.at ?? null, options.after?.id ?? null, options.before, options.limit];
   if (target === "payloads") params.push(options.pass?.of ?? 1, options.pass?.index ?? 0);
-  const result = await connection.query<Row>(statements[target] + summary, params);
+  params.push(...(options.extra ?? []));
+  let sql: string;
+  if (isHistoryTarget(target)) {
+    const purge: HistoryPurge = HISTORY_PURGES[target];
+    if (purge.prepare) await connection.query(purge.prepare, [options.before]);
+    sql = purge.sql + summary(purge.dependent !== undefined);
+  } else {
+    sql = ledgerStatements[target] + summary(false);
+  }
+  const result = await connection.query<Row>(sql, params);
   const wal = await connection.query<{ bytes: string }>(
     "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint::text AS bytes",
     [start.rows[0]!.lsn],
@@ -104,8 +121,9 @@ export async function purgeBatch(
   const row = result.rows[0]!;
   return {
     rows: row.rows,
+    dependentRows: row.dependent_rows,
     scanned: row.scanned,
-    last: row.last_at && row.last_id ? { receivedAt: row.last_at, id: row.last_id } : options.after,
+    last: row.last_at && row.last_id ? { at: row.last_at, id: row.last_id } : options.after,
     walBytes: Number(wal.rows[0]!.bytes),
   };
 }

@@ -19,6 +19,8 @@ export type PurgeRunSummary = {
   claimsDeleted: number;
   receiptsDeleted: number;
   payloadsCleared: number;
+  /** Rows deleted from every other bounded table, by table (docs/retention.md). */
+  rowsDeleted: Record<string, number>;
   batches: number;
   durationMs: number;
   error: string | null;
@@ -34,6 +36,7 @@ export function toPurgeRunSummary(row: PurgeRun): PurgeRunSummary {
     claimsDeleted: row.claimsDeleted,
     receiptsDeleted: row.receiptsDeleted,
     payloadsCleared: row.payloadsCleared,
+    rowsDeleted: (row.rowsDeleted ?? {}) as Record<string, number>,
     batches: row.batches,
     durationMs: row.durationMs,
     error: row.error,

@@ -1,6 +1,7 @@
 import "server-only";
-// Deletes expired claims and receipts, and clears payloads past their own shorter window
-// (docs/design.md, invariant 6), in short batches paced so ingest never stalls behind the purge
+// Deletes expired claims and receipts, clears payloads past their own shorter window
+// (docs/design.md, invariant 6), then every other table that grows past its window
+// (history-purges.ts, docs/retention.md), in short batches paced so ingest never stalls behind the purge
 // (purge-pacing.ts: batch size follows a target duration, rests follow the batch's duration and
 // its WAL; docs/decisions/0008-paced-row-purge.md). Safe to start from several replicas at once, directly or through a
 // pooler: only the holder of the lease works, the others record `skipped_locked`
@@ -11,6 +12,14 @@ import { z } from "zod";
 import { prisma, type Db } from "../db";
 import { AppError } from "../errors";
 import { describeError, log } from "../log";
+import { env } from "../env";
+import {
+  HISTORY_PURGES,
+  historyWindowDays,
+  isHistoryTarget,
+  type HistoryPurge,
+  type HistoryTarget,
+} from "./history-purges";
 import { purgeBatch, type KeysetPosition, type PurgePass, type PurgeTarget } from "./purge-batches";
 import { openPurgeLease } from "./purge-connection";
 import { DEFAULT_PURGE_PACING, nextBatchRows, restAfterBatchMs, type PurgePacing } from "./purge-pacing";
@@ -90,6 +99,7 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
   // Never purge with a window that a late retry could outlive (the margin comes from the
   // environment and may have changed since the stored settings were validated).
   let cutoffs: { claims: Date; payloads: Date };
+  let windows: Record<HistoryTarget, number>;
   try {
     const settings = await getRetentionSettings(db);
     const problem = retentionWindowProblem(settings);
@@ -98,6 +108,7 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
       claims: new Date(now.getTime() - settings.retentionDays * 24 * HOUR_MS),
       payloads: new Date(now.getTime() - settings.payloadRetentionDays * 24 * HOUR_MS),
     };
+    windows = historyWindowDays(env(), settings.retentionDays);
   } catch (error) {
     if (!(error instanceof AppError)) throw error; // the database is unreachable: nothing can be recorded
     log.error("purge refused", { trigger, error: error.publicMessage });
@@ -120,10 +131,18 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
   try {
     const run = { id: lease.runId };
     const totals = { claimsDeleted: 0, receiptsDeleted: 0, payloadsCleared: 0, batches: 0 };
+    const rowsDeleted: Record<string, number> = {};
     const progress = (status: string, error: string | null = null) =>
       db.purgeRun.update({
         where: { id: run.id },
-        data: { ...totals, status, error, durationMs: elapsed(), finishedAt: status === "running" ? null : new Date() },
+        data: {
+          ...totals,
+          rowsDeleted,
+          status,
+          error,
+          durationMs: elapsed(),
+          finishedAt: status === "running" ? null : new Date(),
+        },
       });
 
     let outOfTime = false;
@@ -136,19 +155,28 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
         target: PurgeTarget;
         before: Date;
         from: KeysetPosition;
-        total: keyof typeof totals;
+        /** The ledger's phases count into the run's columns; every other table into rowsDeleted. */
+        total?: keyof typeof totals;
         pass?: PurgePass;
+        extra?: unknown[];
       }[] = [
         { target: "claims", before: cutoffs.claims, from: null, total: "claimsDeleted" },
         // Payload clears in interleaved passes, so each clear stays a HOT update (purge-pacing.ts).
         ...Array.from({ length: pacing.payloadPasses }, (_, index) => ({
           target: "payloads" as const,
           before: cutoffs.payloads,
-          from: { receivedAt: cutoffs.claims, id: "0" },
+          from: { at: cutoffs.claims, id: "0" },
           total: "payloadsCleared" as const,
           pass: { index, of: pacing.payloadPasses },
         })),
         { target: "receipts", before: cutoffs.claims, from: null, total: "receiptsDeleted" },
+        // Every other table that grows, each by its own window (history-purges.ts).
+        ...(Object.keys(HISTORY_PURGES) as HistoryTarget[]).map((target) => ({
+          target,
+          before: new Date(now.getTime() - windows[target] * 24 * HOUR_MS),
+          from: null,
+          extra: target === "audit_log" ? [now, windows[target], trigger] : undefined,
+        })),
       ];
       // Each phase starts small again: a payload batch costs more per row than a delete.
       for (const phase of phases) {
@@ -161,7 +189,13 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
           }
           const batchStarted = performance.now();
           const batch = await lease.batch((connection) =>
-            purgeBatch(connection, phase.target, { before: phase.before, after, limit: rows, pass: phase.pass }),
+            purgeBatch(connection, phase.target, {
+              before: phase.before,
+              after,
+              limit: rows,
+              pass: phase.pass,
+              extra: phase.extra,
+            }),
           );
           const measured = {
             rows: batch.scanned,
@@ -171,7 +205,13 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
           const restMs = pauseMs ?? restAfterBatchMs(pacing, measured);
           after = batch.last;
           if (batch.rows > 0) {
-            totals[phase.total] += batch.rows;
+            if (phase.total) {
+              totals[phase.total] += batch.rows;
+            } else if (isHistoryTarget(phase.target)) {
+              const { table, dependent }: HistoryPurge = HISTORY_PURGES[phase.target];
+              rowsDeleted[table] = (rowsDeleted[table] ?? 0) + batch.rows;
+              if (dependent) rowsDeleted[dependent] = (rowsDeleted[dependent] ?? 0) + batch.dependentRows;
+            }
             totals.batches += 1;
             await options.onBatch?.({ target: phase.target, ...measured, rows: batch.rows, restMs });
             await progress("running");
@@ -187,7 +227,13 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
     }
 
     const summary = toPurgeRunSummary(await recordEnd(() => progress(failure ? "failed" : "ran", failure)));
-    const fields = { trigger, ...totals, duration_ms: summary.durationMs, out_of_time: outOfTime };
+    const fields = {
+      trigger,
+      ...totals,
+      rows_deleted: rowsDeleted,
+      duration_ms: summary.durationMs,
+      out_of_time: outOfTime,
+    };
     if (failure) log.error("purge failed", { ...fields, error: failure });
     else log.info("purge finished", fields);
     return summary;

@@ -18,6 +18,18 @@ describe("settings", () => {
     expect(config.OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
   });
 
+  it("keeps the audit log and a key's history 400 days, sent outbox rows 30, alerts, gaps and runs 90", () => {
+    expect(parseEnv({})).toMatchObject({
+      AUDIT_RETENTION_DAYS: 400,
+      KEY_HISTORY_RETENTION_DAYS: 400,
+      OUTBOX_RETENTION_DAYS: 30,
+      ALERT_RETENTION_DAYS: 90,
+      GAP_RETENTION_DAYS: 90,
+      RUN_HISTORY_RETENTION_DAYS: 90,
+      SIGN_IN_FAILURE_RETENTION_DAYS: 90,
+    });
+  });
+
   it("runs one server process unless WEB_CONCURRENCY says more", () => {
     expect(parseEnv({}).WEB_CONCURRENCY).toBe(1);
     expect(parseEnv({ WEB_CONCURRENCY: "4" }).WEB_CONCURRENCY).toBe(4);
@@ -51,6 +63,8 @@ describe("settings", () => {
       /^invalid setting OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\):\/\/ URL/,
     ],
     [{ PORT: "70000" }, /^invalid setting PORT: must be at most 65535/],
+    [{ AUDIT_RETENTION_DAYS: "3" }, /^invalid setting AUDIT_RETENTION_DAYS: must be at least 7$/],
+    [{ OUTBOX_RETENTION_DAYS: "0" }, /^invalid setting OUTBOX_RETENTION_DAYS: must be at least 1$/],
     [{ DATABASE_URL: "mysql://x" }, /^invalid setting DATABASE_URL: must be a postgresql:\/\/ URL/],
     [
       { DATABASE_URL: "postgresql://u:p@pooler:6432/app?pgbouncer=true" },

@@ -1,10 +1,11 @@
 // The throttle's address rows and the failed-sign-in counters are purged once they mean nothing
 // (lib/auth/purge-sign-in-records.ts), so a spray of guesses cannot grow them for ever.
 import { beforeEach, expect, it } from "vitest";
-import { purgeSignInRecords, SIGN_IN_FAILURE_RETENTION_DAYS } from "@/lib/auth/purge-sign-in-records";
+import { purgeSignInRecords } from "@/lib/auth/purge-sign-in-records";
 import { ADDRESS_QUIET_MINUTES } from "@/lib/auth/sign-in-throttle";
 import { verifyCredentials } from "@/lib/auth/verify-credentials";
 import { prisma } from "@/lib/db";
+import { env } from "@/lib/env";
 import { resetDatabase } from "../support/state";
 
 beforeEach(resetDatabase);
@@ -35,6 +36,7 @@ it("keeps a locked or recent address and a recent counter; removes quiet address
 
   // Counters stay for the retention, then go; the audit rows they belong to stay.
   const auditRows = await prisma.auditLog.count({ where: { action: "sign-in" } });
+  const SIGN_IN_FAILURE_RETENTION_DAYS = env().SIGN_IN_FAILURE_RETENTION_DAYS;
   expect(await purgeSignInRecords({ now: minutes(SIGN_IN_FAILURE_RETENTION_DAYS * 1440 - 60) })).toMatchObject({
     failureWindows: 0,
   });

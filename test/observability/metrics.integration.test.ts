@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GET } from "@/app/api/metrics/route";
 import { resetEnvForTests } from "@/lib/env";
+import { runPurge } from "@/lib/retention/run-purge";
 import { resetDatabase } from "../support/state";
 import { deliver, keyEvent } from "../support/webhooks";
 
@@ -45,5 +48,24 @@ describe("GET /api/metrics", () => {
     delete process.env.METRICS_TOKEN;
     resetEnvForTests();
     expect((await scrape(`Bearer ${TOKEN}`)).status).toBe(404);
+  });
+
+  it("exposes exactly the metrics docs/metrics.md lists, each once, prefixed keyhook_ once", async () => {
+    // A delivery and a purge, so every metric has a sample (the last purge's time has none before one).
+    await deliver(keyEvent({ type: "key.created", tenantId: "district-n", keyId: "key_n", sequence: 1 }));
+    await runPurge({ trigger: "manual", pauseMs: 0 });
+    const page = readFileSync(path.resolve(import.meta.dirname, "../../docs/metrics.md"), "utf8");
+    // The first cell of each table row: `keyhook_…`.
+    const documented = [...page.matchAll(/^\| `(keyhook_[a-z0-9_]+)`/gm)].map((match) => match[1]!);
+
+    const text = await (await scrape(`Bearer ${TOKEN}`)).text();
+    const exposed = [...text.matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1]!);
+
+    expect(new Set(documented).size).toBe(documented.length);
+    expect(new Set(exposed).size).toBe(exposed.length);
+    expect([...exposed].sort()).toEqual([...documented].sort());
+    for (const name of exposed) expect(name).toMatch(/^keyhook_(?!.*keyhook_)(?!process_process_)(?!process_nodejs_)/);
+    expect(exposed).toContain("keyhook_process_cpu_seconds_total");
+    expect(exposed).toContain("keyhook_nodejs_eventloop_lag_seconds");
   });
 });

@@ -7,8 +7,16 @@
 //   receipts    one per claim-sized slot: every 20th a duplicate delivery, every 100th a rejected
 //               one (bad signature: no tenant, only the webhook id)
 //   audit_log   100,000 entries
+//   quarantineOpenEvery: n  a storm of misrouted events on top: every n-th claim quarantined and
+//               not resolved (6: one in six, 1.67 M open at 10 M claims)
 // Then ANALYZE and a first fold of the rollups (lib/rollups), timed too.
-export type FillScale = { claims: number; receipts: number; districts: number; auditRows?: number };
+export type FillScale = {
+  claims: number;
+  receipts: number;
+  districts: number;
+  auditRows?: number;
+  quarantineOpenEvery?: number;
+};
 export type FillTimings = Record<string, number>;
 
 type Query = (sql: string, params?: unknown[]) => Promise<unknown>;
@@ -33,6 +41,7 @@ export async function fillScale(
   const tenantOf = (g: string) =>
     `CASE WHEN ${g} % ${bigEvery} = 0 THEN '${BIG_DISTRICT}' ELSE 'district-' || lpad((${g} % ${scale.districts})::text, 6, '0') END`;
   const span = "interval '14 days'";
+  const storm = (g: string) => (scale.quarantineOpenEvery ? `${g} % ${scale.quarantineOpenEvery} = 5 OR ` : "");
 
   await step(`districts (${scale.districts.toLocaleString("en")}) and their keys`, async () => {
     await query(
@@ -67,10 +76,11 @@ export async function fillScale(
         `INSERT INTO processed_events (tenant_id, event_id, type, key_id, sequence, outcome, received_at, processed_at, occurred_at, payload, resolved_at, resolution)
          SELECT ${tenantOf("g")}, 'evt_fill_' || g, (ARRAY['key.created','key.rotated','key.rotated','key.revoked'])[1 + g % 4],
                 'key_fill_' || g, g,
-                CASE WHEN g % 1000 = 7 OR g % 1000 = 507 THEN 'quarantined' WHEN g % 50 = 3 THEN 'stale' WHEN g % 100 = 11 THEN 'ignored' ELSE 'applied' END,
+                CASE WHEN ${storm("g")}g % 1000 = 7 OR g % 1000 = 507 THEN 'quarantined' WHEN g % 50 = 3 THEN 'stale' WHEN g % 100 = 11 THEN 'ignored' ELSE 'applied' END,
                 now() - ${span} + g * (${span} / $3::int), now() - ${span} + g * (${span} / $3::int), now() - ${span} + g * (${span} / $3::int),
                 '{"filled":true}'::jsonb,
-                CASE WHEN g % 1000 = 507 THEN now() END, CASE WHEN g % 1000 = 507 THEN 'dismissed' END
+                CASE WHEN g % 1000 = 507 AND NOT (${storm("g")}false) THEN now() END,
+                CASE WHEN g % 1000 = 507 AND NOT (${storm("g")}false) THEN 'dismissed' END
          FROM generate_series($1::int, $2::int) g`,
         [from, to, scale.claims],
       ),
@@ -86,7 +96,7 @@ export async function fillScale(
                 CASE WHEN g % 100 = 1 THEN NULL ELSE 'evt_fill_' || e END,
                 CASE WHEN g % 100 = 1 THEN 'invalid' ELSE 'valid' END,
                 CASE WHEN g % 100 = 1 THEN 401 ELSE 200 END,
-                CASE WHEN g % 100 = 1 THEN NULL WHEN g % 20 = 0 THEN 'duplicate' WHEN e % 1000 IN (7, 507) THEN 'quarantined' WHEN e % 50 = 3 THEN 'stale' WHEN e % 100 = 11 THEN 'ignored' ELSE 'applied' END,
+                CASE WHEN g % 100 = 1 THEN NULL WHEN g % 20 = 0 THEN 'duplicate' WHEN ${storm("e")}e % 1000 IN (7, 507) THEN 'quarantined' WHEN e % 50 = 3 THEN 'stale' WHEN e % 100 = 11 THEN 'ignored' ELSE 'applied' END,
                 CASE WHEN g % 100 = 1 THEN 'signature mismatch' END, 900 + g % 4000, 240, 'provider'
          FROM generate_series($1::int, $2::int) g, LATERAL (SELECT CASE WHEN g % 20 = 0 THEN g - 1 ELSE g END AS e) ev`,
         [from, to, scale.receipts],

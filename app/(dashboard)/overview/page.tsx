@@ -1,7 +1,7 @@
 import { Suspense } from "react";
 import { OutcomeChart } from "@/components/outcome-chart";
 import { Card, Stat } from "@/components/ui/card";
-import { formatNumber, formatPercent } from "@/components/ui/format";
+import { boundedCountIsZero, formatBoundedCount, formatNumber, formatPercent } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import type { Actor } from "@/lib/auth/actor";
@@ -56,9 +56,13 @@ async function OverviewNumbers({ actor }: { actor: Actor }) {
         />
         <Stat
           label="In quarantine"
-          value={formatNumber(overview.quarantineOpen)}
-          tone={overview.quarantineOpen > 0 ? "warn" : "default"}
-          hint="Events waiting for a human"
+          value={formatBoundedCount(overview.quarantineOpen)}
+          tone={boundedCountIsZero(overview.quarantineOpen) ? "default" : "warn"}
+          hint={
+            overview.quarantineOpen.exact
+              ? "Events waiting for a human"
+              : `Estimated: more than ${formatNumber(overview.quarantineOpen.atLeast - 1)} events wait for a human`
+          }
         />
         <Stat
           label="Active keys"

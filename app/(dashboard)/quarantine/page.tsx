@@ -4,7 +4,7 @@ import { ActionForm } from "@/components/action-form";
 import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { SelectField, TextField } from "@/components/ui/fields";
-import { formatNumber, formatTime } from "@/components/ui/format";
+import { boundedCountIsZero, formatBoundedCount, formatNumber, formatTime } from "@/components/ui/format";
 import { KeysetPager } from "@/components/ui/keyset-pager";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -50,7 +50,7 @@ async function QuarantineLists({ actor, cursorParam }: { actor: Actor; cursorPar
   const mayResolve = can(actor, "quarantine.resolve");
   return (
     <div className="space-y-6">
-      <Card title={`Quarantined events (${formatNumber(eventsTotal)})`}>
+      <Card title={`Quarantined events (${formatBoundedCount(eventsTotal)})`}>
         {events.length === 0 ? (
           <EmptyState title={cursorParam ? "No more quarantined events" : "Nothing in quarantine"} />
         ) : (
@@ -83,12 +83,12 @@ async function QuarantineLists({ actor, cursorParam }: { actor: Actor; cursorPar
             ))}
           </ul>
         )}
-        {eventsTotal > 0 ? (
+        {!boundedCountIsZero(eventsTotal) ? (
           <>
             <p className="mt-2 text-xs text-slate-500" data-testid="quarantine-page-info">
-              {events.length === eventsTotal
+              {eventsTotal.exact && events.length === eventsTotal.value
                 ? "Newest first."
-                : `Showing ${formatNumber(events.length)} of ${formatNumber(eventsTotal)}, newest first.`}
+                : `Showing ${formatNumber(events.length)} of ${formatBoundedCount(eventsTotal)}${eventsTotal.exact ? "" : " (estimated)"}, newest first.`}
             </p>
             <KeysetPager basePath="/quarantine" query="" cursorParam={cursorParam} nextCursor={nextCursor} />
           </>

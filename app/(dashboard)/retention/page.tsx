@@ -32,7 +32,7 @@ export default async function RetentionPage() {
 }
 
 async function RetentionDetails({ actor }: { actor: Actor }) {
-  const { settings, stats, runs } = await getRetentionView({ actor });
+  const { settings, stats, runs, tables } = await getRetentionView({ actor });
   const windowHours = settings.retentionDays * 24;
   return (
     <div className="space-y-6">
@@ -94,11 +94,48 @@ async function RetentionDetails({ actor }: { actor: Actor }) {
         </Card>
       ) : null}
 
+      <Card title="Every table that grows">
+        <p className="mb-3 text-sm text-slate-600">
+          The nightly purge deletes past each window; what still needs a human (failed outbox rows, open alerts and
+          gaps, an unresolved quarantine) is never purged. Rows are PostgreSQL&apos;s estimate.
+        </p>
+        <Table label="Bounded tables" stack>
+          <thead>
+            <tr>
+              <Th>Table</Th>
+              <Th>What goes</Th>
+              <Th>Window</Th>
+              <Th>Rows</Th>
+              <Th>Size</Th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {tables.map((table) => (
+              <tr key={table.table}>
+                <Td className="font-mono text-xs">{table.table}</Td>
+                <Td className="text-xs" label="What goes">
+                  {table.what}
+                </Td>
+                <Td className="text-xs" label="Window">
+                  {table.bound}
+                </Td>
+                <Td className="whitespace-nowrap text-xs" label="Rows">
+                  {table.rowsEstimate === null ? "—" : `≈ ${formatNumber(table.rowsEstimate)}`}
+                </Td>
+                <Td className="whitespace-nowrap text-xs" label="Size">
+                  {formatBytes(table.bytes)}
+                </Td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      </Card>
+
       <Card title="Purge runs">
         {runs.length === 0 ? (
           <EmptyState title="No purge has run yet" />
         ) : (
-          <Table label="Purge runs">
+          <Table label="Purge runs" stack>
             <thead>
               <tr>
                 <Th>Started</Th>
@@ -108,23 +145,31 @@ async function RetentionDetails({ actor }: { actor: Actor }) {
                 <Th>Receipts</Th>
                 <Th>Payloads</Th>
                 <Th>Duration</Th>
+                <Th>Other rows</Th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
               {runs.map((run) => (
                 <tr key={run.id}>
                   <Td className="whitespace-nowrap text-xs">{formatTime(run.startedAt)}</Td>
-                  <Td className="text-xs">{run.trigger}</Td>
-                  <Td>
+                  <Td className="text-xs" label="Trigger">
+                    {run.trigger}
+                  </Td>
+                  <Td label="Status">
                     <Badge tone={run.status === "ran" ? "green" : run.status === "failed" ? "red" : "slate"}>
                       {run.status}
                     </Badge>
                     {run.error ? <div className="text-xs text-rose-700">{run.error}</div> : null}
                   </Td>
-                  <Td>{formatNumber(run.claimsDeleted)}</Td>
-                  <Td>{formatNumber(run.receiptsDeleted)}</Td>
-                  <Td>{formatNumber(run.payloadsCleared)}</Td>
-                  <Td className="text-xs">{run.durationMs} ms</Td>
+                  <Td label="Claims">{formatNumber(run.claimsDeleted)}</Td>
+                  <Td label="Receipts">{formatNumber(run.receiptsDeleted)}</Td>
+                  <Td label="Payloads">{formatNumber(run.payloadsCleared)}</Td>
+                  <Td className="text-xs" label="Duration">
+                    {formatNumber(run.durationMs)} ms
+                  </Td>
+                  <Td className="text-xs" label="Other rows">
+                    {otherRows(run.rowsDeleted)}
+                  </Td>
                 </tr>
               ))}
             </tbody>
@@ -133,4 +178,12 @@ async function RetentionDetails({ actor }: { actor: Actor }) {
       </Card>
     </div>
   );
+}
+
+/** "1,204 (audit_log 1,200, outbox 4)": what a run deleted beyond claims, receipts and payloads. */
+function otherRows(rowsDeleted: Record<string, number>): string {
+  const entries = Object.entries(rowsDeleted).filter(([, rows]) => rows > 0);
+  if (entries.length === 0) return "0";
+  const total = entries.reduce((sum, [, rows]) => sum + rows, 0);
+  return `${formatNumber(total)} (${entries.map(([table, rows]) => `${table} ${formatNumber(rows)}`).join(", ")})`;
 }
