@@ -55,8 +55,13 @@ export async function startProductionServer(options: ProductionServerOptions): P
     if (draining) res.setHeader("connection", "close");
     // A webhook's answer is a few bytes, complete only at its end, and Next writes it in pieces
     // (the headers flushed alone, then the body, then the end): held back until res.end(), which
-    // uncorks, they leave in one write. Pages stream, so only the webhook path is corked.
-    if (req.url === WEBHOOK_PATH) res.cork();
+    // uncorks, they leave in one write. Pages stream, so only the webhook path is corked. Nor is
+    // it compressed: Next gzips every answer to a sender that accepts gzip (Node's fetch does),
+    // a zlib stream per event for a few dozen bytes, so the webhook path is answered as plain.
+    if (req.url === WEBHOOK_PATH) {
+      res.cork();
+      delete req.headers["accept-encoding"];
+    }
     // Done when Next's handler has settled AND the response is closed: a client that hangs up
     // does not end a transaction still running for it.
     let pending = 2;

@@ -88,6 +88,8 @@ describe("standalone artifact", () => {
       expect(get.headers.get("cache-control")).toBe("no-store");
       expect(get.headers.get("content-type")).toBe("application/json");
       expect(get.headers.get("x-powered-by")).toBeNull();
+      // fetch accepts gzip; a webhook answer is sent plain (server/production-server.ts).
+      if (path === "/api/webhooks/keys") expect(get.headers.get("content-encoding")).toBeNull();
       expect(await get.json()).toEqual({ error: "method GET not allowed; use POST" });
       const head = await fetch(`${app.baseUrl}${path}`, { method: "HEAD" });
       expect(head.status).toBe(405);
