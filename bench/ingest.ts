@@ -200,9 +200,9 @@ try {
     };
   };
   const ratios = {
-    app_over_naive: against("naive"),
-    app_over_bare: against("bare"),
-    app_over_handler: against("handler"),
+    appOverNaive: against("naive"),
+    appOverBare: against("bare"),
+    appOverHandler: against("handler"),
     appOverL0Throughput: l0 ? ratio(summaries.app.appliedPerSec, Math.round(l0.tps)) : null,
   };
 
@@ -229,14 +229,17 @@ try {
       `  ${arm.padEnd(8)} ${String(s.appliedPerSec).padStart(5)} applied/s, p99 ${s.p99} ms, server ${s.cpuMicrosPerApplied}, PostgreSQL ${s.pgCpuMicrosPerApplied}, both ${s.totalCpuMicrosPerApplied}  (${s.name})`,
     );
   }
-  for (const other of ["naive", "bare", "handler"] as const) {
-    const r = ratios[`app_over_${other}`];
+  for (const [other, r] of [
+    ["naive", ratios.appOverNaive],
+    ["bare", ratios.appOverBare],
+    ["handler", ratios.appOverHandler],
+  ] as const) {
     if (!r) continue;
     console.log(
       `  app / ${other}: server ${r.appProcesses}× (rounds ${r.appProcessesByRound.join(", ")}), PostgreSQL ${r.postgres}×, both ${r.both}×; throughput ${r.throughput}×`,
     );
   }
-  const target = ratios.app_over_naive?.appProcesses;
+  const target = ratios.appOverNaive?.appProcesses;
   console.log(
     `  target (server CPU ≤ 1.0× the naive peer): ${target === null || target === undefined ? "n/a" : target <= 1 ? `met (${target}×)` : `NOT met (${target}×)`}`,
   );
