@@ -5,10 +5,10 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
-export function packageBin(name: string, command = name): string {
+export function packageBin(name: string): string {
   const manifest = createRequire(import.meta.url).resolve(`${name}/package.json`);
   const { bin } = JSON.parse(readFileSync(manifest, "utf8")) as { bin?: string | Record<string, string> };
-  const script = typeof bin === "string" ? bin : bin?.[command];
-  if (!script) throw new Error(`${manifest} declares no "${command}" command`);
+  const script = typeof bin === "string" ? bin : bin?.[name];
+  if (!script) throw new Error(`${manifest} declares no "${name}" command`);
   return path.join(path.dirname(manifest), script);
 }
