@@ -1,6 +1,20 @@
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
 
+// Next's private modules (next/dist/*) and its private globals and environment (__NEXT_*) are not
+// an API: a release may rename or reshape them, and a security fix must not wait on re-checking a
+// copy of Next's internals. Only documented entry points (`next`, `next/server`, …) are used; the
+// CLI is found through next's package.json `bin` (tooling/package-bin.ts). Caught in every form:
+// import/export, require, import(), require.resolve and any other string naming the folder, and
+// any __NEXT_* name or string (test/architecture/next-internals.test.ts checks the rule).
+const nextPrivate = {
+  group: ["next/dist", "next/dist/**"],
+  message: "next/dist/* is Next's private code; use its documented API (docs/decisions/0024).",
+};
+const nextPrivatePath = /(^|[\\/])next[\\/]dist([\\/]|$)/.source;
+const nextPrivateMessage = "no path into next/dist: Next's private code (docs/decisions/0024).";
+const nextPrivateNameMessage = "__NEXT_* is Next's private state; use a documented option (docs/decisions/0024).";
+
 const config = [
   ...nextVitals,
   ...nextTypescript,
@@ -16,6 +30,24 @@ const config = [
     ],
   },
   {
+    files: ["**/*.{js,mjs,cjs,ts,mts,cts,tsx,jsx}"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [nextPrivate] }],
+      "no-restricted-syntax": [
+        "error",
+        { selector: `Literal[value=/${nextPrivatePath}/]`, message: nextPrivateMessage },
+        { selector: `TemplateElement[value.raw=/${nextPrivatePath}/]`, message: nextPrivateMessage },
+        { selector: "Identifier[name=/^__NEXT_/]", message: nextPrivateNameMessage },
+        { selector: "Literal[value=/^__NEXT_/]", message: nextPrivateNameMessage },
+      ],
+    },
+  },
+  // The rule's own definition and its test name what it forbids.
+  {
+    files: ["eslint.config.mjs", "test/architecture/next-internals.test.ts"],
+    rules: { "no-restricted-syntax": "off" },
+  },
+  {
     // lib/ is the domain: it depends neither on the web framework nor on the launcher and
     // migration machinery (tooling/ may import lib/, never the reverse).
     files: ["lib/**/*.ts"],
@@ -24,6 +56,7 @@ const config = [
         "error",
         {
           patterns: [
+            nextPrivate,
             {
               group: ["next", "next/*", "next-auth", "next-auth/*"],
               message: "lib/ never imports next/*; keep framework glue in app/.",

@@ -7,12 +7,12 @@
 // exits with Next's code. npm scripts must `exec` it: `sh -c` would not forward SIGTERM.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { constants } from "node:os";
 import path from "node:path";
 import nextEnv from "@next/env"; // CommonJS without detectable named exports
 import { parseEnv, type Env } from "../lib/env";
 import { startOrphanGuard } from "../tooling/dev/orphan-guard";
+import { packageBin } from "../tooling/package-bin";
 import { prepareDatabase, type PreparedDatabase } from "../tooling/dev/prepare-database";
 import { startDevCompanions, type DevCompanions } from "../tooling/dev/dev-companions";
 import { DEMO_PASSWORD, DEMO_USERS } from "../lib/auth/demo-users";
@@ -119,7 +119,7 @@ async function boot(): Promise<void> {
   }
   if (shuttingDown) return;
 
-  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+  const nextBin = packageBin("next");
   // Without the react-server condition: Next resolves React's server build where it needs it.
   // `npm start`: the server bundled with the build (.next/keyhook-serve.mjs, plain JavaScript:
   // under tsx's loader hooks every import() Next makes per request costs a round trip to tsx's

@@ -11,14 +11,12 @@
 //   4. exits 0, or 1 when the bound expired with requests still running.
 // With `workers` > 1 (WEB_CONCURRENCY) this process is only the cluster primary and each of its
 // workers runs the server above (server/server-cluster.ts).
+// Every request, the webhook included, goes through Next's request handler: one documented path
+// in production and development (docs/decisions/0024-one-webhook-path.md).
 import cluster from "node:cluster";
-import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import path from "node:path";
+import { createServer } from "node:http";
 import { runShutdownHooks } from "../lib/shutdown-hooks";
 import { hardenServer } from "./harden-server";
-import { loadInternalHeaderFilter, loadRouteEntrypoint } from "./route-entrypoint";
-import { loadDirectRoute } from "./route-module-direct";
 import { runClusterPrimary } from "./server-cluster";
 
 export type ProductionServerOptions = {
@@ -29,14 +27,6 @@ export type ProductionServerOptions = {
   drainMs: number;
   /** Server processes sharing the port (WEB_CONCURRENCY); 1: this process serves. */
   workers: number;
-  /** OpenTelemetry export is on (OTEL_EXPORTER_OTLP_ENDPOINT): the webhook keeps Next's request span. */
-  tracing: boolean;
-};
-
-type NextApp = {
-  prepare(): Promise<void>;
-  getRequestHandler(): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  close(): Promise<void>;
 };
 
 const WEBHOOK_PATH = "/api/webhooks/keys";
@@ -50,52 +40,13 @@ export async function startProductionServer(options: ProductionServerOptions): P
     runClusterPrimary({ workers: options.workers, drainMs: options.drainMs });
     return;
   }
-  // The config `next build` serialised (what the standalone server.js embeds): next.config.ts is
-  // not compiled again at run time, and the standalone folder has no TypeScript to compile it.
-  const serverFiles = JSON.parse(
-    readFileSync(path.join(options.dir, ".next", "required-server-files.json"), "utf8"),
-  ) as {
-    config: Record<string, unknown>;
-  };
-  process.env.__NEXT_PRIVATE_STANDALONE_CONFIG ??= JSON.stringify(serverFiles.config);
-  const { default: next } = (await import("next")) as unknown as {
-    default: (options: Record<string, unknown>) => NextApp;
-  };
-  const app = next({
-    dev: false,
-    dir: options.dir,
-    hostname: options.hostname,
-    port: options.port,
-    conf: serverFiles.config,
-  });
+  // Next's documented custom server. It finds the config as `next start` does (next.config.ts in
+  // the checkout); the standalone entry hands it the built one (server/standalone-start.ts).
+  // Imported here, not at the top: the entry sets NODE_ENV before Next loads.
+  const { default: next } = await import("next");
+  const app = next({ dev: false, dir: options.dir, hostname: options.hostname, port: options.port });
   await app.prepare();
   const handle = app.getRequestHandler();
-  // The webhook path goes straight to its route's built entrypoint (server/route-entrypoint.ts,
-  // docs/decisions/0011-ingest-cpu.md); everything else, and the webhook path with a query string or
-  // a trailing slash, through Next's router.
-  const webhook = loadRouteEntrypoint(options.dir, `${WEBHOOK_PATH}/route`);
-  const filterInternalHeaders = loadInternalHeaderFilter();
-  // As Next's router keys its context (render404, the config) for the route module to find.
-  const requestMeta = { relativeProjectDir: path.relative(process.cwd(), options.dir) };
-  // Cheaper still: the route's module run directly, without the entrypoint's per-request
-  // preparation for routes this one is not (server/route-module-direct.ts, decision 0013).
-  const direct = webhook.handler
-    ? await loadDirectRoute({
-        dir: options.dir,
-        page: `${WEBHOOK_PATH}/route`,
-        mod: webhook.mod,
-        nextConfig: serverFiles.config,
-        requestMeta,
-        tracing: options.tracing,
-      })
-    : { route: null, reason: "no entrypoint" };
-  const route = (req: IncomingMessage, res: ServerResponse): Promise<unknown> => {
-    if (webhook.handler && req.url === WEBHOOK_PATH) {
-      filterInternalHeaders(req.headers);
-      return direct.route ? direct.route(req, res) : webhook.handler(req, res, { requestMeta });
-    }
-    return handle(req, res);
-  };
 
   let inFlight = 0;
   let draining = false;
@@ -105,8 +56,13 @@ export async function startProductionServer(options: ProductionServerOptions): P
     if (draining) res.setHeader("connection", "close");
     // A webhook's answer is a few bytes, complete only at its end, and Next writes it in pieces
     // (the headers flushed alone, then the body, then the end): held back until res.end(), which
-    // uncorks, they leave in one write. Pages stream, so only the webhook path is corked.
-    if (req.url === WEBHOOK_PATH) res.cork();
+    // uncorks, they leave in one write. Pages stream, so only the webhook path is corked. Nor is
+    // it compressed: Next gzips every answer to a sender that accepts gzip (Node's fetch does),
+    // a zlib stream per event for a few dozen bytes, so the webhook path is answered as plain.
+    if (req.url === WEBHOOK_PATH) {
+      res.cork();
+      delete req.headers["accept-encoding"];
+    }
     // Done when Next's handler has settled AND the response is closed: a client that hangs up
     // does not end a transaction still running for it.
     let pending = 2;
@@ -117,7 +73,7 @@ export async function startProductionServer(options: ProductionServerOptions): P
       if (inFlight === 0) onIdle?.();
     };
     res.once("close", finished);
-    route(req, res)
+    handle(req, res)
       .catch((error: unknown) => {
         console.error(error);
         if (!res.headersSent) res.writeHead(500).end();
@@ -131,8 +87,6 @@ export async function startProductionServer(options: ProductionServerOptions): P
     server.listen(options.port, options.hostname, () => resolve());
   });
   say(`serving on http://${options.hostname}:${options.port}`);
-  if (!webhook.handler) say(`${WEBHOOK_PATH} goes through Next's router: ${webhook.reason}`);
-  else if (!direct.route) say(`${WEBHOOK_PATH} goes through its route's entrypoint: ${direct.reason}`);
 
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {

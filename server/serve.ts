@@ -18,5 +18,4 @@ await startProductionServer({
   hostname: config.LISTEN_HOST,
   drainMs: config.SHUTDOWN_DRAIN_MS,
   workers: config.WEB_CONCURRENCY,
-  tracing: Boolean(config.OTEL_EXPORTER_OTLP_ENDPOINT),
 });

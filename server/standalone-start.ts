@@ -4,6 +4,7 @@
 // advisory lock serialises replicas starting together), then the production server starts.
 // The container's database is external: DATABASE_URL is required here.
 import cluster from "node:cluster";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "../lib/env";
@@ -52,11 +53,18 @@ async function migrate(): Promise<void> {
   }
 }
 
+// The config `next build` serialised, handed to Next the way its own standalone server.js does: the
+// one private interface left (docs/decisions/0024-one-webhook-path.md). In this folder Next 16 has
+// no documented way to get it: `next({ conf })` does not reach its router, and loading a
+// next.config here needs Next's compiled webpack, which the standalone trace leaves out.
+const { config: builtConfig } = JSON.parse(readFileSync(path.join(dir, ".next", "required-server-files.json"), "utf8"));
+// eslint-disable-next-line no-restricted-syntax -- the exception above, kept to this one line
+process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(builtConfig);
+
 await startProductionServer({
   dir,
   port: config.PORT,
   hostname: config.LISTEN_HOST,
   drainMs: config.SHUTDOWN_DRAIN_MS,
   workers: config.WEB_CONCURRENCY,
-  tracing: Boolean(config.OTEL_EXPORTER_OTLP_ENDPOINT),
 });

@@ -10,6 +10,9 @@ import { freshEmptyDatabase } from "./fresh-database";
 import { waitUntilHealthy } from "./wait-until-healthy";
 import { TEST_ENCRYPTION_KEYS } from "../../test/support/encryption-keys";
 
+/** application_name of the benchmark's own connections (outcome counts), left out of PostgreSQL's CPU per arm. */
+export const BENCH_APPLICATION_NAME = "keyhook-bench";
+
 /** The secret every benchmark signs with (not a real one). */
 export const BENCH_SECRET = "whsec_" + Buffer.from("keyhook-benchmark-secret-0123456789").toString("base64");
 
@@ -18,6 +21,8 @@ export type AppUnderTest = {
   databaseUrl: string;
   /** The launcher's pid: the root of the process tree (launcher and the next-server it starts). */
   pgid: number;
+  /** The PostgreSQL server's maintenance database (for what watches every arm's backends). */
+  adminUrl: string;
   /** A fresh, empty database on the same PostgreSQL server (for the baseline peer). */
   createDatabase: (name: string) => Promise<string>;
   outcomeCounts: () => Promise<Record<string, number>>;
@@ -32,13 +37,15 @@ export type AppUnderTest = {
 };
 
 /**
- * Ports of the benchmarks: BENCH_PORT (app), BENCH_PEER_PORT (the peer), BENCH_BARE_PORT (the
- * app's handler behind bare node:http), BENCH_PG_PORT (PostgreSQL).
+ * Ports of the benchmarks: BENCH_PORT (app), BENCH_PEER_PORT (the bare node:http + pg consumer),
+ * BENCH_BARE_PORT (the app's handler behind bare node:http), BENCH_NAIVE_PORT (the naive Next.js +
+ * Prisma peer), BENCH_PG_PORT (PostgreSQL).
  */
 export const BENCH_PORTS = {
   app: Number(process.env.BENCH_PORT ?? 4600),
   peer: Number(process.env.BENCH_PEER_PORT ?? 4601),
   bare: Number(process.env.BENCH_BARE_PORT ?? 4602),
+  naive: Number(process.env.BENCH_NAIVE_PORT ?? 4606),
   pg: Number(process.env.BENCH_PG_PORT ?? 54349),
 };
 
@@ -105,11 +112,12 @@ export async function startAppUnderTest(options: {
   const baseUrl = `http://127.0.0.1:${options.port}`;
   await waitUntilHealthy(app, baseUrl, "the app");
 
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2, application_name: BENCH_APPLICATION_NAME });
   return {
     baseUrl,
     databaseUrl,
     pgid: app.pid!,
+    adminUrl: server.adminUrl("postgres"),
     createDatabase: (name) => freshEmptyDatabase(server, name),
     outcomeCounts: async () => {
       const { rows } = await pool.query<{ outcome: string; n: string }>(

@@ -15,6 +15,8 @@ export function createEventStream(options: { secret: string; tenants: number; ru
     const signature = createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64");
     return {
       "content-type": "application/json",
+      // What a sender on Node's fetch (the simulator) sends: the server may compress its answer.
+      "accept-encoding": "gzip, deflate",
       "webhook-id": id,
       "webhook-timestamp": String(timestamp),
       "webhook-signature": `v1,${signature}`,

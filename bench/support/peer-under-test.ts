@@ -3,16 +3,17 @@
 //   startPeer         the bare node:http + pg consumer (bench/peer/consumer.ts)
 //   startBareHandler  the app's route handler behind bare node:http, without Next
 //                     (test/support/ingest-server.ts, which the fault tests run too)
+//   (the naive Next.js + Prisma peer: naive-peer.ts, through startServerUnderTest)
 import { spawn } from "node:child_process";
 import pg from "pg";
 import { withServerNodeOptions } from "../../server/server-node-options";
 import { applyMigrations } from "../../tooling/migrations/wasm-engine";
-import { BENCH_SECRET } from "./app-under-test";
+import { BENCH_APPLICATION_NAME, BENCH_SECRET } from "./app-under-test";
 import type { LoadTarget } from "./load-phase";
 import { waitUntilHealthy } from "./wait-until-healthy";
 import { TEST_ENCRYPTION_KEYS } from "../../test/support/encryption-keys";
 
-export type PeerUnderTest = LoadTarget & { pgid: number; stop: () => Promise<void> };
+export type PeerUnderTest = LoadTarget & { databaseUrl: string; pgid: number; stop: () => Promise<void> };
 
 export function startPeer(options: { databaseUrl: string; port: number }): Promise<PeerUnderTest> {
   return startServerUnderTest({
@@ -42,9 +43,11 @@ export async function startBareHandler(options: { databaseUrl: string; port: num
   });
 }
 
-async function startServerUnderTest(options: {
+export async function startServerUnderTest(options: {
   databaseUrl: string;
   port: number;
+  /** Working directory of the server (default: the checkout). */
+  cwd?: string;
   nodeArgs: string[];
   env: Record<string, string>;
   outcomeSql: string;
@@ -52,6 +55,7 @@ async function startServerUnderTest(options: {
 }): Promise<PeerUnderTest> {
   const env = { ...process.env, ...options.env, DATABASE_URL: options.databaseUrl, PORT: String(options.port) };
   const child = spawn(process.execPath, options.nodeArgs, {
+    cwd: options.cwd,
     detached: true,
     // stdout (the bare handler's log line per event) goes where the app's goes: nowhere.
     stdio: ["ignore", "ignore", "inherit"],
@@ -60,9 +64,14 @@ async function startServerUnderTest(options: {
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const baseUrl = `http://127.0.0.1:${options.port}`;
   await waitUntilHealthy(child, baseUrl, options.nodeArgs.at(-1)!);
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 1 });
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: 1,
+    application_name: BENCH_APPLICATION_NAME,
+  });
   return {
     baseUrl,
+    databaseUrl: options.databaseUrl,
     pgid: child.pid!,
     outcomeCounts: async () => {
       const { rows } = await pool.query<{ outcome: string; n: string }>(options.outcomeSql);

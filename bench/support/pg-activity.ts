@@ -107,3 +107,22 @@ export async function watchActivity(databaseUrl: string, excludeApplication: str
     close: () => client.end(),
   };
 }
+
+/**
+ * The pids of the client backends serving `database` now, but the benchmark's own connections
+ * (application_name `excludeApplication`): what an arm's ingest costs PostgreSQL itself is their
+ * CPU (process-cpu.ts samplePidsCpu). Autovacuum, the WAL writer and the checkpointer are shared
+ * by every database and left out.
+ */
+export async function clientBackendPids(
+  admin: pg.ClientBase | pg.Pool,
+  database: string,
+  excludeApplication: string,
+): Promise<number[]> {
+  const { rows } = await admin.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity
+      WHERE backend_type = 'client backend' AND datname = $1 AND application_name <> $2`,
+    [database, excludeApplication],
+  );
+  return rows.map((row) => row.pid);
+}

@@ -11,24 +11,27 @@ type Sample = Map<number, number>;
 
 type ProcStat = { pid: number; ppid: number; cpuMicros: number };
 
-function readAll(): ProcStat[] {
-  const all: ProcStat[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      // After "(comm)": state ppid pgrp … ; utime and stime are fields 14 and 15 of the whole line.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      all.push({
-        pid: Number(entry),
-        ppid: Number(fields[1]),
-        cpuMicros: ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND,
-      });
-    } catch {
-      // exited between readdir and read
-    }
+/** One process's /proc/<pid>/stat, or null when it has exited. */
+function readStat(pid: number): ProcStat | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // After "(comm)": state ppid pgrp … ; utime and stime are fields 14 and 15 of the whole line.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return {
+      pid,
+      ppid: Number(fields[1]),
+      cpuMicros: ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND,
+    };
+  } catch {
+    return null;
   }
-  return all;
+}
+
+function readAll(): ProcStat[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .map((entry) => readStat(Number(entry)))
+    .filter((stat) => stat !== null);
 }
 
 /** The pids of `root` and all its descendants. */
@@ -62,6 +65,16 @@ function treeOf(root: number, all: ProcStat[]): Map<number, ProcStat> {
 /** utime + stime (µs) of every live process of the tree under `root`. */
 export function sampleGroupCpu(root: number): Sample {
   return new Map([...treeOf(root, readAll())].map(([pid, p]) => [pid, p.cpuMicros]));
+}
+
+/** utime + stime (µs) of each of `pids` still alive (e.g. PostgreSQL backends, which are no descendants of ours). */
+export function samplePidsCpu(pids: number[]): Sample {
+  return new Map(
+    pids
+      .map(readStat)
+      .filter((stat) => stat !== null)
+      .map((stat) => [stat.pid, stat.cpuMicros]),
+  );
 }
 
 /** CPU µs the group spent between two samples (processes present in both, plus ones started since). */

@@ -81,13 +81,8 @@ export function toResponse(value: HttpResult | AppError): Response {
         body = value.reason ? { outcome: value.outcome, reason: value.reason } : { outcome: value.outcome };
     }
   }
-  // Serialised here, with its length: Next then answers with Content-Length instead of chunked
-  // encoding, and its compression middleware leaves a body this small alone (below its 1 KiB
-  // threshold) instead of starting a gzip stream for every sender that accepts gzip.
-  const text = JSON.stringify(body);
   headers["content-type"] = "application/json";
-  headers["content-length"] = String(Buffer.byteLength(text));
-  return new Response(text, { status: statusOf(value), headers });
+  return new Response(JSON.stringify(body), { status: statusOf(value), headers });
 }
 
 /**

@@ -18,9 +18,8 @@ const TOOLING_READERS: Record<string, string> = {
   "scripts/secrets.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts (like purge)",
   "scripts/readiness.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/env.ts (like purge)",
   "server/serve.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",
-  "server/standalone-start.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",
-  "server/production-server.ts":
-    "sets Next's __NEXT_PRIVATE_STANDALONE_CONFIG (the built config), as the standalone server.js does",
+  "server/standalone-start.ts":
+    "hands the environment to parseEnv; sets NODE_ENV=production and the built config for Next before it loads",
   "tooling/dev/embedded-postgres.ts": "passes the environment on to the PostgreSQL child process",
 };
 

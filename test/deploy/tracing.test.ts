@@ -80,8 +80,6 @@ describe("OpenTelemetry export", () => {
     expect(unsigned.status).toBe(401);
     expect((await fetch(`${app.baseUrl}/signin`)).status).toBe(200);
 
-    // With tracing on the webhook keeps its route's entrypoint, which opens Next's request span.
-    expect(app.output.some((line) => line.includes("goes through its route's entrypoint: tracing is on"))).toBe(true);
     app.child.kill("SIGTERM"); // flushes the batch before the process exits
     expect(await app.exited).toEqual({ code: 0, signal: null });
 
