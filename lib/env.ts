@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { AppError } from "./errors";
 import { isPooledUrl, POOLED_WITHOUT_DIRECT } from "./database-urls";
+import { retentionWindowProblem } from "./retention/retention-window";
 
 // A fixed, public secret so `npm run dev`, the tests and the simulator agree without setup.
 // Never accepted in production (`npm start` requires WEBHOOK_SECRETS).
@@ -227,21 +228,15 @@ const schema = z
         message: "must reach PostgreSQL itself, not a pooler (remove pgbouncer=true)",
       });
     }
-    const windowHours = env.RETENTION_DAYS * 24;
-    const needed = env.PROVIDER_RETRY_HORIZON_HOURS + env.RETENTION_MARGIN_HOURS;
-    if (windowHours <= needed) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["RETENTION_DAYS"],
-        message: `retention window ${windowHours} h must be longer than the provider retry horizon ${env.PROVIDER_RETRY_HORIZON_HOURS} h + margin ${env.RETENTION_MARGIN_HOURS} h`,
-      });
-    }
-    if (env.PAYLOAD_RETENTION_DAYS !== undefined && env.PAYLOAD_RETENTION_DAYS > env.RETENTION_DAYS) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["PAYLOAD_RETENTION_DAYS"],
-        message: `payload retention ${env.PAYLOAD_RETENTION_DAYS} days must not exceed the retention window ${env.RETENTION_DAYS} days`,
-      });
+    const retention = retentionWindowProblem({
+      retentionDays: env.RETENTION_DAYS,
+      retryHorizonHours: env.PROVIDER_RETRY_HORIZON_HOURS,
+      marginHours: env.RETENTION_MARGIN_HOURS,
+      payloadRetentionDays: env.PAYLOAD_RETENTION_DAYS,
+    });
+    if (retention) {
+      const setting = retention.field === "retentionDays" ? "RETENTION_DAYS" : "PAYLOAD_RETENTION_DAYS";
+      ctx.addIssue({ code: "custom", path: [setting], message: retention.message });
     }
   });
 

@@ -4,7 +4,8 @@ import "server-only";
 // horizon lets a late retry find no claim and apply twice; a purge that stopped lets the ledger
 // grow until ingest slows down.
 import { env } from "../env";
-import { getRetentionSettings, retentionWindowProblem } from "../retention/settings";
+import { getRetentionSettings } from "../retention/settings";
+import { retentionWindowHours, retentionWindowProblem } from "../retention/retention-window";
 import { stepReporter, type ReadinessContext, type StepResult } from "./types";
 
 const TITLE = "Retention outlasts the provider's retries, and the purge runs on schedule";
@@ -15,8 +16,7 @@ export async function checkRetention(context: ReadinessContext): Promise<StepRes
   const started = Date.now();
   const now = context.now();
   const settings = await getRetentionSettings(context.db);
-  const windowHours = settings.retentionDays * 24;
-  const neededHours = settings.retryHorizonHours + settings.marginHours;
+  const { windowHours, neededHours } = retentionWindowHours(settings);
   const lastRun = await context.db.purgeRun.findFirst({ where: { status: "ran" }, orderBy: { startedAt: "desc" } });
   const ageHours = lastRun ? (now.getTime() - (lastRun.finishedAt ?? lastRun.startedAt).getTime()) / 3_600_000 : null;
   const evidence = {
@@ -30,11 +30,12 @@ export async function checkRetention(context: ReadinessContext): Promise<StepRes
   };
   const done = stepReporter("retention", TITLE, evidence, started);
 
-  if (windowHours <= neededHours) {
+  // The payload's own limit is the settings form's business, not this step's.
+  const problem = retentionWindowProblem({ ...settings, payloadRetentionDays: undefined });
+  if (problem) {
     return done(
       false,
-      retentionWindowProblem({ ...settings, payloadRetentionDays: undefined }) ??
-        `retention window ${windowHours} h is not above ${neededHours} h`,
+      problem.message,
       `Raise the retention window above ${neededHours} h (Retention page or RETENTION_DAYS), or a retry arriving late would be applied twice.`,
     );
   }

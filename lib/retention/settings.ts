@@ -13,6 +13,7 @@ import { recordAudit, type AuditActor } from "../audit/record-audit";
 import { prisma, type Db, type DbOrTx } from "../db";
 import { env } from "../env";
 import { AppError } from "../errors";
+import { retentionWindowProblem } from "./retention-window";
 
 export const RETENTION_SETTING_KEY = "retention";
 const DEFAULT_PAYLOAD_RETENTION_DAYS = 7;
@@ -37,24 +38,6 @@ const storedSchema = z.object({
   retryHorizonHours: wholeNumber("retry horizon hours", 1, 24 * 365),
   payloadRetentionDays: wholeNumber("payload retention days", 1, 3650).optional(),
 });
-
-/** The problem with a combination, worded for a person, or null when it is safe. */
-export function retentionWindowProblem(
-  settings: Omit<RetentionSettings, "payloadRetentionDays"> & { payloadRetentionDays?: number },
-): string | null {
-  const windowHours = settings.retentionDays * 24;
-  const needed = settings.retryHorizonHours + settings.marginHours;
-  if (windowHours <= needed) {
-    return (
-      `retention window ${settings.retentionDays} days (${windowHours} h) must be longer than the provider retry horizon ` +
-      `${settings.retryHorizonHours} h + margin ${settings.marginHours} h = ${needed} h, or a late retry would be applied twice`
-    );
-  }
-  if (settings.payloadRetentionDays !== undefined && settings.payloadRetentionDays > settings.retentionDays) {
-    return `payload retention ${settings.payloadRetentionDays} days must not exceed the retention window ${settings.retentionDays} days`;
-  }
-  return null;
-}
 
 function defaults(): RetentionSettings {
   const config = env();
@@ -126,7 +109,7 @@ export async function updateRetentionSettings(
         requested.payloadRetentionDays ?? Math.min(before.payloadRetentionDays, requested.retentionDays),
     };
     const problem = retentionWindowProblem(after);
-    if (problem) throw new AppError("bad_request", problem);
+    if (problem) throw new AppError("bad_request", problem.message);
 
     const value = {
       retentionDays: after.retentionDays,
