@@ -13,6 +13,7 @@ import { isCanaryTenant } from "../readiness/canary";
 import { authorize } from "../auth/permissions";
 import type { LedgerRow } from "../ledger/list-ledger";
 import { decodeTextCursor, encodeTextCursor, type TextKeysetCursor } from "../listing/keyset-cursor";
+import { LIVE_KEY_STATUSES, TERMINAL_KEY_STATUSES } from "../vocabulary";
 
 /** What the browser may see of a key: never key material (we only ever hold its public prefix). */
 export type KeyView = {
@@ -67,7 +68,8 @@ export type DistrictDetail = {
 };
 
 export const INACTIVE_KEYS_PER_PAGE = 20;
-export const INACTIVE_KEY_STATUSES = ["rotated", "revoked"] as const;
+/** The inactive list shows the terminal statuses. */
+export const INACTIVE_KEY_STATUSES = TERMINAL_KEY_STATUSES;
 export type InactiveKeyStatus = (typeof INACTIVE_KEY_STATUSES)[number];
 // Bounded by the invariants (one active key; superseded keys are alerts a human clears), but a
 // runaway is capped rather than rendered whole.
@@ -108,7 +110,7 @@ export async function getDistrict(
   const current = {
     tenantId,
     OR: [
-      { status: { in: ["active", "superseded"] } },
+      { status: { in: [...LIVE_KEY_STATUSES] } },
       { status: "revoked", revokeRequestedAt: { not: null }, revokeConfirmedAt: null },
     ],
   };
