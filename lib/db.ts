@@ -1,6 +1,8 @@
 import "server-only";
-// The one Prisma client of the process. Every service takes `db: Db = prisma` so a caller can
-// pass a transaction handle instead.
+// The one Prisma client of the process. Every service takes `db: DbOrTx = prisma` so a caller can
+// pass a transaction handle instead. A service that needs a transaction of its own still calls
+// db.$transaction: on a transaction handle Prisma opens a savepoint inside the caller's
+// transaction, so services compose (the caller's commit or rollback decides for both).
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { env } from "./env";

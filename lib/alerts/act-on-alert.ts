@@ -13,12 +13,14 @@ import { AppError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import { actorLabel, auditActor, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import { deactivateKey } from "../keys/deactivate-key";
 import { lockTenant } from "../keys/tenant-lock";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { driftRevokeIdempotencyKey } from "../drift/drift-subjects";
 import { RESOLUTIONS, type AlertResolution } from "./alert-kinds";
 import { alertScope } from "./alert-scope";
 import { availableActions } from "./get-alert";
+import { isLiveKeyStatus } from "../vocabulary";
 
 type Outcome = "done" | "already";
 
@@ -128,15 +130,10 @@ async function recordProviderState(
   const key = await tx.apiKey.findFirst({ where: { id: keyId, tenantId } });
   const providerStatus = (details.provider as { status?: string } | null)?.status;
   const status = providerStatus === "rotated" ? "rotated" : "revoked";
-  if (!key || (key.status !== "active" && key.status !== "superseded"))
+  if (!key || !isLiveKeyStatus(key.status))
     return { key_id: keyId, previous_status: key?.status ?? null, recorded: "already_not_live" };
-  await tx.apiKey.updateMany({
-    where: { id: keyId, tenantId, status: { in: ["active", "superseded"] } },
-    data:
-      status === "rotated"
-        ? { status, rotatedAt: now, updatedAt: now }
-        : { status, revokedAt: now, revokeConfirmedAt: now, updatedAt: now },
-  });
+  // The provider's word, not our request: confirmed at once, no provider call staged.
+  await deactivateKey({ tenantId, keyId, to: status, at: now, confirmed: true }, tx);
   return { key_id: keyId, previous_status: key.status, recorded: status, provider_status: providerStatus ?? "unknown" };
 }
 
