@@ -4,11 +4,11 @@ import "server-only";
 // (lib/deliveries/replay-stored-event.ts) both enter here and get a domain result back; every
 // result that is not a claim leaves a receipt here too.
 import { prisma, type Db } from "../db";
-import { statusOf } from "../http/to-response";
 import { describeError, log } from "../log";
 import { recordDelivery } from "../metrics/ingest-metrics";
 import { applyKeyEvent, type ApplyResult } from "./apply-key-event";
 import { parseEvent } from "./event-schema";
+import { ingestStatus } from "./ingest-response";
 import type { IngestResult, RejectionReason } from "./ingest-result";
 import { recordReceipt, type RejectedReceipt } from "./record-receipt";
 import { redactPayload } from "./redact-payload";
@@ -139,7 +139,7 @@ export async function reject(
   const result: IngestResult = { outcome: "rejected", reason, error };
   await storeRejection(context, result, ids);
   log.info("ingest rejected", {
-    status: statusOf(result),
+    status: ingestStatus(result),
     reason,
     error,
     webhook_id: context.webhookId,
@@ -155,7 +155,7 @@ async function storeRejection(
   result: Extract<IngestResult, { outcome: "rejected" | "unavailable" }>,
   extra: { eventId?: string; tenantId?: string; error?: string },
 ): Promise<void> {
-  const status = statusOf(result);
+  const status = ingestStatus(result);
   recordDelivery({ status, outcome: null });
   try {
     await withSpan("ingest.receipt", () =>
