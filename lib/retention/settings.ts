@@ -10,7 +10,7 @@ import "server-only";
 // incident investigation, while the claims that matter for dedupe keep their full window.
 import { z } from "zod";
 import { recordAudit, type AuditActor } from "../audit/record-audit";
-import { prisma, type Db, type DbOrTx } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { env } from "../env";
 import { AppError } from "../errors";
 import { retentionWindowProblem } from "./retention-window";
@@ -93,7 +93,7 @@ export type UpdateRetentionSettingsInput = {
 /** Validates, stores the override and writes the audit entry in one transaction. */
 export async function updateRetentionSettings(
   input: UpdateRetentionSettingsInput,
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<RetentionSettings> {
   const parsed = updateSchema.safeParse(input);
   if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]!.message);
