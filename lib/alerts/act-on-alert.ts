@@ -8,7 +8,7 @@ import "server-only";
 //                            and record the provider's word: our live key becomes rotated or revoked;
 //   explained                a note says why the difference is fine; a later run finding the SAME
 //                            difference leaves it resolved (lib/drift/run-drift-check.ts).
-import { prisma, type Db, type Tx } from "../db";
+import { prisma, type DbOrTx, type Tx } from "../db";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import { actorLabel, auditActor, type Actor } from "../auth/actor";
@@ -38,7 +38,7 @@ async function lockedAlert(tx: Tx, actor: Actor, id: string) {
 
 export async function acknowledgeAlert(
   options: { actor: Actor; id: string; now?: Date },
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<{ subject: string; outcome: Outcome }> {
   authorize(options.actor, "alerts.act");
   const now = options.now ?? new Date();
@@ -67,7 +67,7 @@ export async function acknowledgeAlert(
 
 export async function resolveAlert(
   options: { actor: Actor; id: string; resolution: string; note?: string; now?: Date },
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<{ subject: string; outcome: Outcome; outboxId?: string }> {
   authorize(options.actor, "alerts.act");
   if (!Object.hasOwn(RESOLUTIONS, options.resolution) || options.resolution === "condition_cleared")

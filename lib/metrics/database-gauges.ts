@@ -2,7 +2,7 @@ import "server-only";
 // Gauges read from the database at scrape time (one round trip), so every replica reports the
 // same shared truth instead of its own partial counters.
 import { Gauge, type Registry } from "prom-client";
-import { prisma, type Db } from "../db";
+import { prisma, type DbOrTx } from "../db";
 
 type Row = {
   ledger_rows: number;
@@ -14,7 +14,7 @@ type Row = {
   last_purge_seconds: number | null;
 };
 
-export async function databaseGaugesText(registry: Registry, db: Db = prisma): Promise<string> {
+export async function databaseGaugesText(registry: Registry, db: DbOrTx = prisma): Promise<string> {
   const [row] = await db.$queryRaw<Row[]>`
     SELECT
       (SELECT GREATEST(reltuples, 0)::float8 FROM pg_class WHERE oid = 'processed_events'::regclass) AS ledger_rows,
