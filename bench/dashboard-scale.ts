@@ -8,16 +8,16 @@
 // For iterating on one page: BENCH_PAGES (comma-separated parts of page names or paths: only
 // those), BENCH_EXPORT=0 (no CSV export: it takes minutes at 10M rows), BENCH_APP_NODE_OPTIONS
 // (NODE_OPTIONS of the app, e.g. `--require <a preload starting the inspector profiler>`: where a
-// render's time goes). BENCH_COMPARE=<an earlier result file> prints that run's p50/p95 beside
-// each page (the same pages before a change, same fill); BENCH_RESULT_NAME names the result file.
+// render's time goes). BENCH_COMPARE=<a label> prints the latest run with that BENCH_LABEL (from
+// the history) beside each page: the same pages before a change, same fill (BENCH_LABEL=before
+// on the old build, then BENCH_COMPARE=before on the new one).
 // Results: bench/results/dashboard-scale.json and a line in bench/results/history.ndjson.
-import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { BENCH_PORTS, startAppUnderTest } from "./support/app-under-test";
 import { signInCookie, timePage, type RenderTiming } from "./support/dashboard-render";
 import { runLedgerExport } from "./support/export-run";
 import { BIG_DISTRICT, fillScale, type FillTimings } from "../test/support/fill-scale";
-import { writeResult } from "./support/results";
+import { labelledResult, writeResult } from "./support/results";
 
 const scale = {
   claims: Number(process.env.BENCH_CLAIMS ?? 1_000_000),
@@ -32,13 +32,9 @@ const only = (process.env.BENCH_PAGES ?? "")
   .filter(Boolean);
 const selected = (name: string) => only.length === 0 || only.some((part) => name.includes(part));
 const exportCsv = process.env.BENCH_EXPORT !== "0";
-const resultName = process.env.BENCH_RESULT_NAME ?? "dashboard-scale";
-const compareFile = process.env.BENCH_COMPARE;
-const earlier = new Map<string, RenderTiming>(
-  compareFile && existsSync(compareFile)
-    ? (JSON.parse(readFileSync(compareFile, "utf8")) as { renders: RenderTiming[] }).renders.map((r) => [r.page, r])
-    : [],
-);
+const compareLabel = process.env.BENCH_COMPARE;
+const compared = compareLabel ? labelledResult<{ renders: RenderTiming[] }>("dashboard-scale", compareLabel) : null;
+const earlier = new Map<string, RenderTiming>((compared?.renders ?? []).map((r) => [r.page, r]));
 const load = () =>
   os
     .loadavg()
@@ -143,7 +139,7 @@ try {
   const loadBefore = load();
   console.log(`load average (1 / 5 / 15 min) before the pages: ${loadBefore}`);
   console.log(
-    `page  ${"".padEnd(48)}   p50      p95   target p95${earlier.size ? `   before: p50     p95  (${compareFile})` : ""}`,
+    `page  ${"".padEnd(48)}   p50      p95   target p95${earlier.size ? `   before: p50     p95  (${compareLabel})` : ""}`,
   );
   const renders: RenderTiming[] = [];
   for (const page of pages.filter(selected)) {
@@ -166,7 +162,7 @@ try {
       ? `pages at or over p95 ${TARGET_P95_MS} ms: ${over.join(", ")}`
       : `every page p95 < ${TARGET_P95_MS} ms`,
   );
-  writeResult(resultName, {
+  writeResult("dashboard-scale", {
     scale,
     fill,
     fillSeconds,
