@@ -1,6 +1,6 @@
 // `npm run bench:dashboard`: every dashboard page's server time at scale, and the CSV export's
 // memory. Fills (test/support/fill-scale.ts; BENCH_CLAIMS, BENCH_RECEIPTS, BENCH_DISTRICTS,
-// default 1,000,000 / 1,000,000 / 1,000; the issue's scale is 10,000,000 / 10,000,000 / 100,000),
+// default 1,000,000 / 1,000,000 / 1,000; the target scale is 10,000,000 / 10,000,000 / 100,000),
 // folds the rollups once (timed), signs in as the platform admin through next-auth's own flow and
 // times BENCH_REQUESTS (20) sequential full GETs per page (the whole streamed body) after 3
 // warm-ups: p50 / p95 / max. Then one full ledger CSV export, sampling the app's RSS every 100 ms.

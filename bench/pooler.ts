@@ -1,4 +1,4 @@
-// `npm run bench:pooler`: the price of a transaction-mode PgBouncer (issue 9). The production
+// `npm run bench:pooler`: the price of a transaction-mode PgBouncer. The production
 // build (`npm start`'s launcher) takes signed unique events at concurrency 8 in three set-ups,
 // alternated round by round in the same run so the shared machine's noise hits all of them:
 //   direct         DATABASE_URL = PostgreSQL, named (prepared) statements — the default

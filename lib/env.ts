@@ -147,7 +147,7 @@ const schema = z
     OIDC_NAME: z.string().min(1).max(60).default("SSO"),
     /** Single sign-on: 1 trusts the issuer's email claim without email_verified (only for an IdP that verifies every address). */
     OIDC_TRUST_ISSUER_EMAILS: z.enum(["0", "1"]).default("0"),
-    /** scrypt cost of new password hashes as log2(N) (r = 8, p = 1). Unset: 15 (32 MiB, ≈ 50–100 ms), 12 under NODE_ENV=test. */
+    /** scrypt cost of new password hashes as log2(N) (r = 8, p = 1). Unset: 15 (32 MiB per hash), 12 under NODE_ENV=test. */
     PASSWORD_SCRYPT_LOG_N: intSetting(10, 20).optional(),
     /** Password hashes computed at once (scrypt on libuv's pool): the rest of the CPU stays with ingest. */
     SIGN_IN_HASH_CONCURRENCY: intSetting(1, 64).default(1),

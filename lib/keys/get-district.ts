@@ -1,7 +1,7 @@
 import "server-only";
 // One district: its keys and a timeline of its events. Another district's id is a 404.
 //
-// Sized for a district with thousands of keys (issue 15): what needs a look (current keys) is
+// Sized for a district with thousands of keys: what needs a look (current keys) is
 // listed whole up to a cap; the rest (inactive keys) one page at a time on a keyset (updated_at,
 // id) descending, optionally of one status, with the counts per status from one grouped read of
 // the district's (tenant_id, status) index entries. Exact counts: a district's keys are an index

@@ -1,4 +1,4 @@
-// Every server action is declared through the wrapper with a permission (issue 14), and every
+// Every server action is declared through the wrapper with a permission, and every
 // denial, by role or by the data layer's tenant scope, is audited with actor, action and target.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";

@@ -1,7 +1,7 @@
 import "server-only";
 // Is this URL PostgreSQL itself, or a pooler in front of it? Asked once before migrating, so a
 // DATABASE_URL that reaches PgBouncer without saying so (`pgbouncer=true`) is refused at start
-// instead of breaking the migration lock (issue 9).
+// instead of breaking the migration lock.
 //
 // The probe: connect with a startup option of our own (`-c keyhook.pooler_probe=on`) and read it
 // back. PostgreSQL applies it; PgBouncer refuses the `options` startup parameter (08P01
