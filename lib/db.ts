@@ -36,9 +36,10 @@ function createClient(): PrismaClient {
     {
       // Named (prepared) statements: PostgreSQL parses and plans each distinct statement once per
       // connection instead of on every execution, which the ingest path measurably gains from
-      // (bench:ingest, named against unnamed). Only on a direct connection: through a transaction-mode pooler a name prepared on one server connection is
-      // missing on the next (26000) or already taken there by another client (42P05), so pooled
-      // statements stay unnamed (bench/pooler.ts measures the difference).
+      // (bench:ingest, named against unnamed). Only on a direct connection: through a
+      // transaction-mode pooler a name prepared on one server connection is missing on the next
+      // (26000) or already taken there by another client (42P05), so pooled statements stay
+      // unnamed (bench/pooler.ts measures the difference).
       statementNameGenerator: pooled ? undefined : preparedStatementNames(),
     },
   );
