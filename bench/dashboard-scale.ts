@@ -1,6 +1,6 @@
 // `npm run bench:dashboard`: every dashboard page's server time at scale, and the CSV export's
 // memory. Fills (test/support/fill-scale.ts; BENCH_CLAIMS, BENCH_RECEIPTS, BENCH_DISTRICTS,
-// default 1,000,000 / 1,000,000 / 1,000; the issue's scale is 10,000,000 / 10,000,000 / 100,000),
+// default 1,000,000 / 1,000,000 / 1,000; the target scale is 10,000,000 / 10,000,000 / 100,000),
 // folds the rollups once (timed), signs in as the platform admin through next-auth's own flow and
 // times BENCH_REQUESTS (20) sequential full GETs per page (the whole streamed body) after 3
 // warm-ups: p50 / p95 / max. Then one full ledger CSV export, sampling the app's RSS every 100 ms.
@@ -10,16 +10,16 @@
 // For iterating on one page: BENCH_PAGES (comma-separated parts of page names or paths: only
 // those), BENCH_EXPORT=0 (no CSV export: it takes minutes at 10M rows), BENCH_APP_NODE_OPTIONS
 // (NODE_OPTIONS of the app, e.g. `--require <a preload starting the inspector profiler>`: where a
-// render's time goes). BENCH_COMPARE=<an earlier result file> prints that run's p50/p95 beside
-// each page (the same pages before a change, same fill); BENCH_RESULT_NAME names the result file.
+// render's time goes). BENCH_COMPARE=<a label> prints the latest run with that BENCH_LABEL (from
+// the history) beside each page: the same pages before a change, same fill (BENCH_LABEL=before
+// on the old build, then BENCH_COMPARE=before on the new one).
 // Results: bench/results/dashboard-scale.json and a line in bench/results/history.ndjson.
-import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { BENCH_PORTS, startAppUnderTest } from "./support/app-under-test";
 import { signInCookie, timePage, type RenderTiming } from "./support/dashboard-render";
 import { runLedgerExport } from "./support/export-run";
 import { BIG_DISTRICT, fillScale, type FillTimings } from "../test/support/fill-scale";
-import { writeResult } from "./support/results";
+import { labelledResult, writeResult } from "./support/results";
 
 const scale = {
   claims: Number(process.env.BENCH_CLAIMS ?? 1_000_000),
@@ -38,13 +38,9 @@ const only = (process.env.BENCH_PAGES ?? "")
   .filter(Boolean);
 const selected = (name: string) => only.length === 0 || only.some((part) => name.includes(part));
 const exportCsv = process.env.BENCH_EXPORT !== "0";
-const resultName = process.env.BENCH_RESULT_NAME ?? "dashboard-scale";
-const compareFile = process.env.BENCH_COMPARE;
-const earlier = new Map<string, RenderTiming>(
-  compareFile && existsSync(compareFile)
-    ? (JSON.parse(readFileSync(compareFile, "utf8")) as { renders: RenderTiming[] }).renders.map((r) => [r.page, r])
-    : [],
-);
+const compareLabel = process.env.BENCH_COMPARE;
+const compared = compareLabel ? labelledResult<{ renders: RenderTiming[] }>("dashboard-scale", compareLabel) : null;
+const earlier = new Map<string, RenderTiming>((compared?.renders ?? []).map((r) => [r.page, r]));
 const load = () =>
   os
     .loadavg()
@@ -149,7 +145,7 @@ try {
   const loadBefore = load();
   console.log(`load average (1 / 5 / 15 min) before the pages: ${loadBefore}`);
   console.log(
-    `page  ${"".padEnd(48)}   p50      p95   target p95${earlier.size ? `   before: p50     p95  (${compareFile})` : ""}`,
+    `page  ${"".padEnd(48)}   p50      p95   target p95${earlier.size ? `   before: p50     p95  (${compareLabel})` : ""}`,
   );
   const renders: RenderTiming[] = [];
   for (const page of pages.filter(selected)) {
@@ -172,7 +168,7 @@ try {
       ? `pages at or over p95 ${TARGET_P95_MS} ms: ${over.join(", ")}`
       : `every page p95 < ${TARGET_P95_MS} ms`,
   );
-  writeResult(resultName, {
+  writeResult("dashboard-scale", {
     scale,
     fill,
     fillSeconds,

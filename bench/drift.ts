@@ -1,5 +1,5 @@
-// `npm run bench:drift`: the drift check through 100,000 provider keys next to live ingest
-// (issue 13). Prints figures, asserts nothing.
+// `npm run bench:drift`: the drift check through 100,000 provider keys next to live ingest.
+// Prints figures, asserts nothing.
 //   1. a fresh database (embedded PostgreSQL) and the provider simulator (in memory) holding
 //      BENCH_DRIFT_KEYS keys over BENCH_DRIFT_DISTRICTS districts (bulk-added: revoked keys and one
 //      active key per district, which our database also holds, so the check finds no difference);

@@ -1,12 +1,12 @@
 // `npm run bench:isolation`: the isolation phase alone (bench/support/isolation-phase.ts) on the
 // production build with BENCH_LEDGER_ROWS ledger rows (default 1,000,000) to export.
-// Writes bench/results/isolation.json; exit 1 when ingest saw a non-2xx under load.
-import { mkdirSync, writeFileSync } from "node:fs";
-import os from "node:os";
+// Writes bench/results/isolation.json and a line in history.ndjson; exit 1 when ingest saw a
+// non-2xx under load.
 import { BENCH_SECRET, startAppUnderTest } from "./support/app-under-test";
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";
 import { fillLedger, signInCookie } from "./support/dashboard-render";
 import { formatIsolation, runIsolationPhase } from "./support/isolation-phase";
+import { writeResult } from "./support/results";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const ledgerRows = Number(process.env.BENCH_LEDGER_ROWS ?? 1_000_000);
@@ -25,14 +25,7 @@ try {
   const result = await runIsolationPhase(app, { stream, seconds, staffCookie });
   console.log(`\n${formatIsolation(result)}`);
   failed = result.loaded.non2xx > 0 || result.unloaded.non2xx > 0;
-  const at = new Date().toISOString();
-  mkdirSync("bench/results", { recursive: true });
-  const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg() };
-  writeFileSync(
-    "bench/results/isolation.json",
-    JSON.stringify({ at, machine, seconds, ledgerRows, ...result }, null, 2) + "\n",
-  );
-  console.log("written to bench/results/isolation.json");
+  writeResult("isolation", { seconds, ledgerRows, ...result });
 } finally {
   await app.stop();
 }

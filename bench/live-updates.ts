@@ -5,10 +5,10 @@
 // re-rendering on a timer) measured in the same run.
 //
 //   npm run bench:live            (LIVE_BENCH_PAGES, LIVE_BENCH_SECONDS, LIVE_BENCH_PORT, LIVE_BENCH_PG_PORT)
-import { mkdirSync, writeFileSync } from "node:fs";
 import { DEMO_PASSWORD } from "../lib/auth/demo-users";
 import { buildKeyEvent, signDelivery } from "../lib/provider/signed-delivery";
 import { BENCH_SECRET, startAppUnderTest, type AppUnderTest } from "./support/app-under-test";
+import { writeResult } from "./support/results";
 
 const PAGES = Number(process.env.LIVE_BENCH_PAGES ?? 50);
 const SECONDS = Number(process.env.LIVE_BENCH_SECONDS ?? 30);
@@ -179,15 +179,7 @@ async function main() {
         `(${(naive!.appCpuPercent / Math.max(0.1, quiet!.appCpuPercent)).toFixed(1)}× less than re-rendering on a timer); ` +
         `with an event every 5 s: ${busy!.appCpuPercent} % and ${busy!.refreshes} page refreshes`,
     );
-    mkdirSync("bench/results", { recursive: true });
-    writeFileSync(
-      "bench/results/live-updates.json",
-      JSON.stringify(
-        { at: new Date().toISOString(), pages: PAGES, pollMs: POLL_MS, secondsPerPhase: SECONDS, phases },
-        null,
-        2,
-      ) + "\n",
-    );
+    writeResult("live-updates", { pages: PAGES, pollMs: POLL_MS, secondsPerPhase: SECONDS, phases });
   } finally {
     await app.stop();
   }

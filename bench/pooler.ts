@@ -1,4 +1,4 @@
-// `npm run bench:pooler`: the price of a transaction-mode PgBouncer (issue 9). The production
+// `npm run bench:pooler`: the price of a transaction-mode PgBouncer. The production
 // build (`npm start`'s launcher) takes signed unique events at concurrency 8 in three set-ups,
 // alternated round by round in the same run so the shared machine's noise hits all of them:
 //   direct         DATABASE_URL = PostgreSQL, named (prepared) statements — the default
@@ -10,11 +10,11 @@
 // writes bench/results/pooler.json. The pooler should cost less than 15 %.
 // BENCH_WARMUP_SECONDS (3): unmeasured load before each measured phase (the app restarts for each
 // set-up, so each one starts cold; 10 leaves the JIT and PgBouncer's server connections warm).
-import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { BENCH_SECRET, startAppUnderTest } from "./support/app-under-test";
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";
 import { formatPhaseTable, runLoadPhase, type PhaseResult } from "./support/load-phase";
+import { writeResult } from "./support/results";
 import { startPgBouncer } from "../test/support/pgbouncer";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -126,25 +126,14 @@ console.log(
 );
 const cost = 1 - ratios.pooled!.throughput;
 console.log(`pooler cost: ${(cost * 100).toFixed(1)} % of applied events/s (target < 15 %)`);
-mkdirSync("bench/results", { recursive: true });
-writeFileSync(
-  "bench/results/pooler.json",
-  JSON.stringify(
-    {
-      at: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, node: process.version, loadavg: os.loadavg() },
-      seconds,
-      warmupSeconds,
-      rounds,
-      connections,
-      phases,
-      summary,
-      ratios,
-      poolerCost: cost,
-      pgbouncerCoreShare: bouncerCpu,
-    },
-    null,
-    2,
-  ) + "\n",
-);
-console.log("written to bench/results/pooler.json");
+writeResult("pooler", {
+  seconds,
+  warmupSeconds,
+  rounds,
+  connections,
+  phases,
+  summary,
+  ratios,
+  poolerCost: cost,
+  pgbouncerCoreShare: bouncerCpu,
+});

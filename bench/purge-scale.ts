@@ -1,4 +1,4 @@
-// `npm run bench:purge`: one night's purge at scale next to live ingest (issue 15). Prints figures,
+// `npm run bench:purge`: one night's purge at scale next to live ingest. Prints figures,
 // asserts nothing.
 //   0. the database: the dashboard benchmark's fill (test/support/fill-scale.ts, 10,000,000 claims
 //      + 10,000,000 receipts over 14 days, 100,000 districts) in .data/bench-postgres, reused when

@@ -1,4 +1,4 @@
-// Issue 13 in the browser: the alert center. A storm of quarantined events from one misrouted key
+// The alert center in the browser. A storm of quarantined events from one misrouted key
 // is ONE alert with a count; the district's admin acknowledges and resolves it (audited), another
 // district's admin never sees it; a platform admin asks for a drift check. No worker runs in the
 // browser tests, so the spec runs the alert sweep itself (`npm run alerts -- sweep`) on the

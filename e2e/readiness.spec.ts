@@ -1,4 +1,4 @@
-// Issue 12 in the browser: the Readiness page runs the check and shows each step's fix; sequence
+// Retry readiness in the browser: the Readiness page runs the check and shows each step's fix; sequence
 // gaps on the district page and overview; per-secret usage on Settings; the canary stays hidden.
 // No provider runs here, so the check falls back to locally signed events and says the delivery
 // history cannot be reconciled, and no purge has run yet: "not ready", with what to fix.

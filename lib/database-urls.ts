@@ -5,7 +5,7 @@
 // gives no session: every transaction may run on another server connection, so nothing may rely
 // on session state (startup `options`, named prepared statements, session advisory locks, SET).
 // The launcher also probes an undeclared DATABASE_URL once (database-probe.ts) and refuses a
-// pooler it finds, so a forgotten flag cannot bring the issue-9 failures back.
+// pooler it finds, so a forgotten flag cannot bring those session-state failures back.
 // No imports: lib/env.ts validates with these and must stay free of cycles.
 
 export const POOLED_WITHOUT_DIRECT =

@@ -1,6 +1,8 @@
 import "server-only";
-// The one Prisma client of the process. Every service takes `db: Db = prisma` so a caller can
-// pass a transaction handle instead.
+// The one Prisma client of the process. Every service takes `db: DbOrTx = prisma` so a caller can
+// pass a transaction handle instead. A service that needs a transaction of its own still calls
+// db.$transaction: on a transaction handle Prisma opens a savepoint inside the caller's
+// transaction, so services compose (the caller's commit or rollback decides for both).
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { env } from "./env";
@@ -33,11 +35,11 @@ function createClient(): PrismaClient {
     },
     {
       // Named (prepared) statements: PostgreSQL parses and plans each distinct statement once per
-      // connection instead of on every execution. Measured on the ingest path: +15 % events/s at
-      // 8 connections (986 vs 860/s, three alternating runs of bench:ingest). Only on a direct
-      // connection: through a transaction-mode pooler a name prepared on one server connection is
-      // missing on the next (26000) or already taken there by another client (42P05), so pooled
-      // statements stay unnamed (bench/pooler.ts measures the difference).
+      // connection instead of on every execution, which the ingest path measurably gains from
+      // (bench:ingest, named against unnamed). Only on a direct connection: through a
+      // transaction-mode pooler a name prepared on one server connection is missing on the next
+      // (26000) or already taken there by another client (42P05), so pooled statements stay
+      // unnamed (bench/pooler.ts measures the difference).
       statementNameGenerator: pooled ? undefined : preparedStatementNames(),
     },
   );

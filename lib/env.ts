@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { AppError } from "./errors";
 import { isPooledUrl, POOLED_WITHOUT_DIRECT } from "./database-urls";
+import { retentionWindowProblem } from "./retention/retention-window";
 import { parseEncryptionKeys } from "./secrets/encryption-keys";
 
 // A fixed, public secret so `npm run dev`, the tests and the simulator agree without setup.
@@ -161,7 +162,7 @@ const schema = z
     OIDC_NAME: z.string().min(1).max(60).default("SSO"),
     /** Single sign-on: 1 trusts the issuer's email claim without email_verified (only for an IdP that verifies every address). */
     OIDC_TRUST_ISSUER_EMAILS: z.enum(["0", "1"]).default("0"),
-    /** scrypt cost of new password hashes as log2(N) (r = 8, p = 1). Unset: 15 (32 MiB, ≈ 50–100 ms), 12 under NODE_ENV=test. */
+    /** scrypt cost of new password hashes as log2(N) (r = 8, p = 1). Unset: 15 (32 MiB per hash), 12 under NODE_ENV=test. */
     PASSWORD_SCRYPT_LOG_N: intSetting(10, 20).optional(),
     /** Password hashes computed at once (scrypt on libuv's pool): the rest of the CPU stays with ingest. */
     SIGN_IN_HASH_CONCURRENCY: intSetting(1, 64).default(1),
@@ -275,21 +276,15 @@ const schema = z
         message: "must reach PostgreSQL itself, not a pooler (remove pgbouncer=true)",
       });
     }
-    const windowHours = env.RETENTION_DAYS * 24;
-    const needed = env.PROVIDER_RETRY_HORIZON_HOURS + env.RETENTION_MARGIN_HOURS;
-    if (windowHours <= needed) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["RETENTION_DAYS"],
-        message: `retention window ${windowHours} h must be longer than the provider retry horizon ${env.PROVIDER_RETRY_HORIZON_HOURS} h + margin ${env.RETENTION_MARGIN_HOURS} h`,
-      });
-    }
-    if (env.PAYLOAD_RETENTION_DAYS !== undefined && env.PAYLOAD_RETENTION_DAYS > env.RETENTION_DAYS) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["PAYLOAD_RETENTION_DAYS"],
-        message: `payload retention ${env.PAYLOAD_RETENTION_DAYS} days must not exceed the retention window ${env.RETENTION_DAYS} days`,
-      });
+    const retention = retentionWindowProblem({
+      retentionDays: env.RETENTION_DAYS,
+      retryHorizonHours: env.PROVIDER_RETRY_HORIZON_HOURS,
+      marginHours: env.RETENTION_MARGIN_HOURS,
+      payloadRetentionDays: env.PAYLOAD_RETENTION_DAYS,
+    });
+    if (retention) {
+      const setting = retention.field === "retentionDays" ? "RETENTION_DAYS" : "PAYLOAD_RETENTION_DAYS";
+      ctx.addIssue({ code: "custom", path: [setting], message: retention.message });
     }
   });
 

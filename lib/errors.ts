@@ -1,5 +1,5 @@
-// One error type for the whole domain. lib/http/to-response.ts maps it (and the domain results)
-// to HTTP in one place, and server actions to a form message; anything that is not an AppError
+// One error type for the whole domain. lib/http/to-response.ts maps it to HTTP in one place (each
+// route maps its own domain result), and server actions to a form message; anything that is not an AppError
 // is a bug or an outage and is never shown to a user as-is.
 
 export type AppErrorCode =

@@ -7,10 +7,8 @@
 // young generation otherwise grows to its maximum (64 MiB per semi-space on Node 24, 16 on Node
 // 20), scavenges get rarer, and the encoded page chunks (ArrayBuffers outside the heap, freed only
 // when a scavenge collects their wrappers) pile up between them; the allocator keeps the peak.
-// Measured on Node 24 (docs/decisions/0015-node-24-runtime.md): RSS growth of a fast client's
-// 10,000,000-row export 79 MiB by default, 80 at 32, 94 at 16 (more promoted to old space), 34 at
-// 8; of a 1,000,000-row export 71 / 32 / 13 MiB (default / 16 / 8). Ingest CPU per event within
-// the noise of the default.
+// At 8 the export's RSS growth is the smallest of the sizes tried, at no measurable ingest CPU
+// (the figures per size: docs/decisions/0015-node-24-runtime.md).
 export const SERVER_NODE_OPTIONS = "--max-semi-space-size=8";
 
 /** `env` with SERVER_NODE_OPTIONS first in NODE_OPTIONS: a flag the operator sets there comes later and wins. */

@@ -1,4 +1,4 @@
-// The isolation phase (issue 10): signed ingest at c=8 alone, then the same load while the
+// The isolation phase: signed ingest at c=8 alone, then the same load while the
 // dashboard is hammered (60 concurrent sign-ins with unknown emails through next-auth's own
 // credentials callback + 3 concurrent full CSV exports of the ledger), measured in the same run.
 // Target: 0 ingest non-2xx under load and p99 ≤ 2× the unloaded p99.

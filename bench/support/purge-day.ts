@@ -1,6 +1,6 @@
 // Saves what a benchmark purge is about to delete (one day of claims and receipts, one day of
 // payloads) and puts it back afterwards, with the rollups and their watermarks as they were, so a
-// 10M-row fill (minutes to make, 9 GB to copy) serves run after run. A run that died half way is
+// 10M-row fill (minutes to make, gigabytes to copy) serves run after run. A run that died half way is
 // repaired by the next one: it restores from the saved tables it finds before saving anew.
 //
 // The restored rows keep their ids, so they sit at or below folded_id exactly as before and the

@@ -100,7 +100,7 @@ const STEPS = [
   "performIO",
   "recordDelivery",
   "write",
-  "toResponse",
+  "ingestResponse",
 ];
 
 function inclusiveTimes(profile: CpuProfile, self: Map<number, number>): [string, number][] {

@@ -8,17 +8,19 @@ import "server-only";
 //                            and record the provider's word: our live key becomes rotated or revoked;
 //   explained                a note says why the difference is fine; a later run finding the SAME
 //                            difference leaves it resolved (lib/drift/run-drift-check.ts).
-import { prisma, type Db, type Tx } from "../db";
+import { prisma, type DbOrTx, type Tx } from "../db";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import { actorLabel, auditActor, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import { deactivateKey } from "../keys/deactivate-key";
 import { lockTenant } from "../keys/tenant-lock";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { driftRevokeIdempotencyKey } from "../drift/drift-subjects";
 import { RESOLUTIONS, type AlertResolution } from "./alert-kinds";
 import { alertScope } from "./alert-scope";
 import { availableActions } from "./get-alert";
+import { isLiveKeyStatus } from "../vocabulary";
 
 type Outcome = "done" | "already";
 
@@ -36,7 +38,7 @@ async function lockedAlert(tx: Tx, actor: Actor, id: string) {
 
 export async function acknowledgeAlert(
   options: { actor: Actor; id: string; now?: Date },
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<{ subject: string; outcome: Outcome }> {
   authorize(options.actor, "alerts.act");
   const now = options.now ?? new Date();
@@ -65,7 +67,7 @@ export async function acknowledgeAlert(
 
 export async function resolveAlert(
   options: { actor: Actor; id: string; resolution: string; note?: string; now?: Date },
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<{ subject: string; outcome: Outcome; outboxId?: string }> {
   authorize(options.actor, "alerts.act");
   if (!Object.hasOwn(RESOLUTIONS, options.resolution) || options.resolution === "condition_cleared")
@@ -128,15 +130,10 @@ async function recordProviderState(
   const key = await tx.apiKey.findFirst({ where: { id: keyId, tenantId } });
   const providerStatus = (details.provider as { status?: string } | null)?.status;
   const status = providerStatus === "rotated" ? "rotated" : "revoked";
-  if (!key || (key.status !== "active" && key.status !== "superseded"))
+  if (!key || !isLiveKeyStatus(key.status))
     return { key_id: keyId, previous_status: key?.status ?? null, recorded: "already_not_live" };
-  await tx.apiKey.updateMany({
-    where: { id: keyId, tenantId, status: { in: ["active", "superseded"] } },
-    data:
-      status === "rotated"
-        ? { status, rotatedAt: now, updatedAt: now }
-        : { status, revokedAt: now, revokeConfirmedAt: now, updatedAt: now },
-  });
+  // The provider's word, not our request: confirmed at once, no provider call staged.
+  await deactivateKey({ tenantId, keyId, to: status, at: now, confirmed: true }, tx);
   return { key_id: keyId, previous_status: key.status, recorded: status, provider_status: providerStatus ?? "unknown" };
 }
 

@@ -11,7 +11,7 @@ import { Semaphore } from "../concurrency/semaphore";
 
 type ScryptParams = { N: number; r: number; p: number };
 
-// N = 2^15, r = 8: 32 MiB and ≈ 50–100 ms per hash on one core (OWASP's minimum is 2^17 with
+// N = 2^15, r = 8: 32 MiB per hash (OWASP's minimum is 2^17 with
 // r = 8 and p = 1 at 128 MiB; we keep memory modest because hashes run concurrently with ingest).
 // Tests use 2^12 so a file with dozens of sign-ins stays fast; the format records the cost.
 function currentParams(): ScryptParams {

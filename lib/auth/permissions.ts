@@ -22,10 +22,10 @@ export const PERMISSIONS = {
   "quarantine.resolve": staff,
   "retention.view": staff,
   "retention.edit": platformAdmin,
-  // The retry-readiness check (issue 12): runs real deliveries on the canary district only.
+  // The retry-readiness check: runs real deliveries on the canary district only.
   "readiness.view": staff,
   "readiness.run": staff,
-  // The alert center (issue 13): everyone sees their scope's alerts and may acknowledge or resolve
+  // The alert center: everyone sees their scope's alerts and may acknowledge or resolve
   // them; a drift resolve that changes a credential also needs key.revoke (act-on-alert.ts).
   "alerts.view": everyone,
   "alerts.act": everyone,

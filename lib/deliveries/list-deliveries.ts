@@ -8,6 +8,7 @@ import { authorize } from "../auth/permissions";
 import type { ProviderDeliveryAttempt } from "../provider/client";
 import { toAppError } from "../provider/errors";
 import { getRegisteredHookId } from "../provider/webhook-registration";
+import type { DeliveryStatusFilter } from "./delivery-filters";
 import { providerForDashboard, type DeliveryProvider } from "./provider-for-dashboard";
 import { isCanaryTenant } from "../readiness/canary";
 
@@ -44,9 +45,6 @@ export type DeliveryRow = {
 
 export type ProviderState =
   { kind: "ok"; nextCursor: string | null } | { kind: "not_registered" } | { kind: "unreachable"; message: string };
-
-export const DELIVERY_STATUSES = ["all", "failed", "mismatched"] as const;
-export type DeliveryStatusFilter = (typeof DELIVERY_STATUSES)[number];
 
 export type DeliveriesView = {
   /** One page of the rows that pass the filters, newest first. */

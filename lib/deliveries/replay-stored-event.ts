@@ -7,8 +7,8 @@ import { AppError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import { auditActor, tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
-import { statusOf } from "../http/to-response";
 import { ingestEvent } from "../ingest/ingest-event";
+import { ingestStatus } from "../ingest/ingest-response";
 import { jsonByteLength } from "../json/print-json";
 
 export type ReplayResult = {
@@ -68,7 +68,7 @@ export async function replayStoredEvent(
   const replay: ReplayResult = {
     eventId: claim.eventId,
     tenantId,
-    status: statusOf(result),
+    status: ingestStatus(result),
     outcome: result.outcome === "unavailable" ? "failed" : result.outcome,
     reason: result.outcome === "unavailable" ? result.error : result.outcome === "duplicate" ? null : result.reason,
     firstOutcome: result.outcome === "duplicate" ? result.firstOutcome : null,

@@ -6,6 +6,7 @@
 //                          revoked, or (found at the end of the district) does not list it at all.
 import type { DriftKind } from "../alerts/alert-kinds";
 import type { ProviderKey } from "../provider/client";
+import { isLiveKeyStatus } from "../vocabulary";
 
 export type LocalKey = {
   id: string;
@@ -26,9 +27,6 @@ export type DriftDifference = {
   ours: LocalKey | null;
 };
 
-const LIVE_HERE = new Set(["active", "superseded"]);
-export const isLiveHere = (status: string) => LIVE_HERE.has(status);
-
 export function comparePage(
   tenantId: string,
   providerKeys: readonly ProviderKey[],
@@ -38,7 +36,7 @@ export function comparePage(
   const liveSeen: string[] = [];
   for (const theirs of providerKeys) {
     const local = ours.get(theirs.id) ?? null;
-    const liveHere = local !== null && isLiveHere(local.status);
+    const liveHere = local !== null && isLiveKeyStatus(local.status);
     if (liveHere) liveSeen.push(theirs.id);
     if (theirs.status === "active" && !liveHere)
       differences.push({ kind: "drift_provider_active", tenantId, keyId: theirs.id, provider: theirs, ours: local });

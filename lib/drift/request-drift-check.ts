@@ -4,7 +4,7 @@ import "server-only";
 // (drift-job.ts runs it). The page does not page through the provider itself: a check of a large
 // provider takes minutes, longer than a request should. A run already waiting or running is
 // answered with that run instead of a second one.
-import { prisma, type Db } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { recordAudit } from "../audit/record-audit";
 import { auditActor, actorLabel, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
@@ -12,7 +12,7 @@ import { enqueueJob } from "../jobs/enqueue-job";
 
 export async function requestDriftCheck(
   options: { actor: Actor; now?: Date },
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<{ runId: string; outcome: "requested" | "already_waiting" }> {
   authorize(options.actor, "drift.run");
   const now = options.now ?? new Date();

@@ -27,6 +27,7 @@ import {
 } from "./compare-keys";
 import { claimDriftRun, toDriftRunSummary, type DriftRunSummary, type DriftTrigger } from "./drift-runs";
 import { driftRevokeIdempotencyKey, driftSubject } from "./drift-subjects";
+import { LIVE_KEY_STATUSES } from "../vocabulary";
 
 export type DriftProvider = Pick<ProviderClient, "listKeys">;
 
@@ -130,7 +131,7 @@ export async function runDriftCheck(options: RunDriftCheckOptions, db: Db = pris
     if (districtDone) {
       // Our live keys are few (one active, and superseded ones a human should revoke anyway).
       const liveHere = await db.apiKey.findMany({
-        where: { tenantId, status: { in: ["active", "superseded"] } },
+        where: { tenantId, status: { in: [...LIVE_KEY_STATUSES] } },
         select: LOCAL_KEY_COLUMNS,
         take: 10_000,
       });

@@ -4,7 +4,7 @@ import "server-only";
 // app's own pool (the pooler, when DATABASE_URL is one) and its migrations are current.
 // The answers are public, so they carry states only; what went wrong (error text, host, port,
 // migration names) goes to the log.
-import { prisma, type Db } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { describeError, log } from "../log";
 import { migrationStatus } from "./migration-status";
 
@@ -19,7 +19,7 @@ export function checkLiveness(): Liveness {
   return { ok: true };
 }
 
-export async function checkReadiness(db: Db = prisma): Promise<Readiness> {
+export async function checkReadiness(db: DbOrTx = prisma): Promise<Readiness> {
   try {
     await db.$queryRaw`SELECT 1`;
   } catch (error) {

@@ -4,15 +4,15 @@ import "server-only";
 // is the route's Request → Response, so tests and benchmarks drive it without a Next server.
 // Status codes: docs/design.md, "Status codes".
 import { env } from "../env";
-import { toResponse } from "../http/to-response";
 import { ingestEvent, reject, type DeliveryContext } from "./ingest-event";
+import { ingestResponse } from "./ingest-response";
 import type { IngestResult } from "./ingest-result";
 import { readBodyWithLimit } from "./read-body";
 import { withSpan } from "../tracing";
 import { verifySignature } from "./verify-signature";
 
 export async function handleKeyWebhook(request: Request): Promise<Response> {
-  return toResponse(await receiveKeyWebhook(request));
+  return ingestResponse(await receiveKeyWebhook(request));
 }
 
 export async function receiveKeyWebhook(request: Request): Promise<IngestResult> {

@@ -5,11 +5,11 @@ import "server-only";
 // result that is not a claim leaves a receipt here too.
 import { withDeadline } from "../concurrency/with-deadline";
 import { prisma, type Db } from "../db";
-import { statusOf } from "../http/to-response";
 import { describeError, log } from "../log";
 import { recordDelivery } from "../metrics/ingest-metrics";
 import { applyKeyEvent, type ApplyResult } from "./apply-key-event";
 import { parseEvent } from "./event-schema";
+import { ingestStatus } from "./ingest-response";
 import type { IngestResult, RejectionReason } from "./ingest-result";
 import { recordReceipt, type RejectedReceipt } from "./record-receipt";
 import { admitRefusedReceipt } from "./refused-requests";
@@ -141,7 +141,7 @@ export async function reject(
   const result: IngestResult = { outcome: "rejected", reason, error };
   await storeRejection(context, result, ids);
   log.info("ingest rejected", {
-    status: statusOf(result),
+    status: ingestStatus(result),
     reason,
     error,
     webhook_id: context.webhookId,
@@ -163,7 +163,7 @@ async function storeRejection(
   result: Extract<IngestResult, { outcome: "rejected" | "unavailable" }>,
   extra: { eventId?: string; tenantId?: string; error?: string },
 ): Promise<void> {
-  const status = statusOf(result);
+  const status = ingestStatus(result);
   recordDelivery({ status, outcome: null });
   // A cut-off body costs a client nothing to send again and again: its receipts are rate-limited.
   if (result.outcome === "rejected" && result.reason === "body_aborted" && !admitRefusedReceipt("aborted_body")) return;

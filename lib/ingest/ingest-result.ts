@@ -1,4 +1,4 @@
-// What ingesting one delivery came to, as a domain value. lib/http/to-response.ts is the one place
+// What ingesting one delivery came to, as a domain value. ingest-response.ts is the one place
 // that turns it into an HTTP answer (and the status a receipt records); a local replay reads it
 // directly.
 

@@ -1,7 +1,7 @@
 import "server-only";
 // One district: its keys and a timeline of its events. Another district's id is a 404.
 //
-// Sized for a district with thousands of keys (issue 15): what needs a look (current keys) is
+// Sized for a district with thousands of keys: what needs a look (current keys) is
 // listed whole up to a cap; the rest (inactive keys) one page at a time on a keyset (updated_at,
 // id) descending, optionally of one status, with the counts per status from one grouped read of
 // the district's (tenant_id, status) index entries. Exact counts: a district's keys are an index
@@ -13,6 +13,7 @@ import { isCanaryTenant } from "../readiness/canary";
 import { authorize } from "../auth/permissions";
 import type { LedgerRow } from "../ledger/list-ledger";
 import { decodeTextCursor, encodeTextCursor, type TextKeysetCursor } from "../listing/keyset-cursor";
+import { LIVE_KEY_STATUSES, TERMINAL_KEY_STATUSES } from "../vocabulary";
 
 /** What the browser may see of a key: never key material (we only ever hold its public prefix). */
 export type KeyView = {
@@ -67,7 +68,8 @@ export type DistrictDetail = {
 };
 
 export const INACTIVE_KEYS_PER_PAGE = 20;
-export const INACTIVE_KEY_STATUSES = ["rotated", "revoked"] as const;
+/** The inactive list shows the terminal statuses. */
+export const INACTIVE_KEY_STATUSES = TERMINAL_KEY_STATUSES;
 export type InactiveKeyStatus = (typeof INACTIVE_KEY_STATUSES)[number];
 // Bounded by the invariants (one active key; superseded keys are alerts a human clears), but a
 // runaway is capped rather than rendered whole.
@@ -108,7 +110,7 @@ export async function getDistrict(
   const current = {
     tenantId,
     OR: [
-      { status: { in: ["active", "superseded"] } },
+      { status: { in: [...LIVE_KEY_STATUSES] } },
       { status: "revoked", revokeRequestedAt: { not: null }, revokeConfirmedAt: null },
     ],
   };

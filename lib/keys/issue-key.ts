@@ -1,7 +1,7 @@
 import "server-only";
 // Issue and rotate are provider operations: we stage the call; the key appears here when the
 // provider's key.created / key.rotated webhook arrives, through the same ingest path as any event.
-import { prisma, type Db } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
@@ -15,7 +15,7 @@ const scopePattern = /^[a-z][a-z0-9_.-]*:[a-z][a-z0-9_.-]*$/;
 
 export async function issueKey(
   options: { actor: Actor; tenantId: string; scopes: string[]; requestToken: string },
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<StagedKeyCall> {
   authorize(options.actor, "key.issue");
   const tenantId = tenantScope(options.actor, options.tenantId);

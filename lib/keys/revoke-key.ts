@@ -2,19 +2,20 @@ import "server-only";
 // Revoke from the browser (the laptop was stolen): applied locally at once, the provider call is
 // staged in the outbox in the SAME transaction, and the provider's key.revoked webhook later
 // confirms it (the ingest SQL sets revoke_confirmed_at).
-import { prisma, type Db } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { auditActor, tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import { deactivateKey } from "./deactivate-key";
 import { lockTenantOfKey } from "./tenant-lock";
 
 export type RevokeKeyResult = { keyId: string; tenantId: string; outcome: "revoked" | "already_revoked" };
 
 export async function revokeKey(
   options: { actor: Actor; keyId: string; reason?: string },
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<RevokeKeyResult> {
   authorize(options.actor, "key.revoke");
   const scope = tenantScope(options.actor);
@@ -24,13 +25,12 @@ export async function revokeKey(
     const tenantId = await lockTenantOfKey(tx, { keyId: options.keyId, tenantScope: scope });
     const key = tenantId === null ? null : await tx.apiKey.findFirst({ where: { id: options.keyId, tenantId } });
     if (!key) throw new AppError("not_found", "not found");
-    // Conditional on the status so a concurrent revoke (or the provider's webhook) wins cleanly
-    // and a revoked key is never touched again: there is no path back from revoked.
-    const updated = await tx.apiKey.updateMany({
-      where: { id: key.id, tenantId: key.tenantId, status: { not: "revoked" } },
-      data: { status: "revoked", revokedAt: new Date(), revokeRequestedAt: new Date(), updatedAt: new Date() },
-    });
-    const outcome = updated.count === 1 ? "revoked" : "already_revoked";
+    // A key already revoked (by a concurrent revoke, or the provider's webhook) is left as it is.
+    const revoked = await deactivateKey(
+      { tenantId: key.tenantId, keyId: key.id, to: "revoked", at: new Date(), requested: true },
+      tx,
+    );
+    const outcome = revoked ? "revoked" : "already_revoked";
     if (outcome === "revoked") {
       await enqueueOutbox(
         {

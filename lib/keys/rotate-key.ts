@@ -1,7 +1,7 @@
 import "server-only";
 // Rotation is a provider operation: we stage the call; the new key appears when the provider's
 // key.rotated webhook arrives. One staged rotation per key (idempotency key rotate:<keyId>).
-import { prisma, type Db } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
@@ -10,7 +10,7 @@ import { authorize } from "../auth/permissions";
 import type { StagedKeyCall } from "./issue-key";
 import { lockTenantOfKey } from "./tenant-lock";
 
-export async function rotateKey(options: { actor: Actor; keyId: string }, db: Db = prisma): Promise<StagedKeyCall> {
+export async function rotateKey(options: { actor: Actor; keyId: string }, db: DbOrTx = prisma): Promise<StagedKeyCall> {
   authorize(options.actor, "key.rotate");
   const scope = tenantScope(options.actor);
   return db.$transaction(async (tx) => {

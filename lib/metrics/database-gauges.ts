@@ -2,7 +2,7 @@ import "server-only";
 // Gauges read from the database at scrape time (three statements in parallel), so every replica
 // reports the same shared truth instead of its own partial counters. docs/metrics.md lists them.
 import { Gauge, type Registry } from "prom-client";
-import { prisma, type Db } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { countOpenQuarantine, openQuarantineFigure } from "../quarantine/count-open-quarantine";
 import { tableSizes } from "../retention/bounded-tables";
 
@@ -15,7 +15,7 @@ type Row = {
   last_purge_seconds: number | null;
 };
 
-export async function databaseGaugesText(registry: Registry, db: Db = prisma): Promise<string> {
+export async function databaseGaugesText(registry: Registry, db: DbOrTx = prisma): Promise<string> {
   const [[row], quarantine, sizes] = await Promise.all([
     db.$queryRaw<Row[]>`
     SELECT

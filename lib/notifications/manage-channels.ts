@@ -4,7 +4,7 @@ import "server-only";
 // for the admin to give the receiver; afterwards only its fingerprint is shown. Addresses and
 // secrets are stored sealed (channel-secrets.ts).
 import { randomBytes } from "node:crypto";
-import { prisma, type Db } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import { actorLabel, auditActor, type Actor } from "../auth/actor";
@@ -16,7 +16,7 @@ export type CreatedChannel = { id: string; name: string; kind: string; secret: s
 
 export async function createAlertChannel(
   options: { actor: Actor; input: Record<string, unknown> },
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<CreatedChannel> {
   authorize(options.actor, "settings.manage");
   const parsed = channelInputSchema.safeParse(options.input);
@@ -56,7 +56,7 @@ export async function createAlertChannel(
 
 export async function setAlertChannelEnabled(
   options: { actor: Actor; channelId: string; enabled: boolean },
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<{ name: string; changed: boolean }> {
   authorize(options.actor, "settings.manage");
   return db.$transaction(async (tx) => {
@@ -81,7 +81,7 @@ export async function setAlertChannelEnabled(
 /** Its debounce state goes with it; messages already staged fail as "channel deleted". */
 export async function deleteAlertChannel(
   options: { actor: Actor; channelId: string },
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<{ name: string }> {
   authorize(options.actor, "settings.manage");
   return db.$transaction(async (tx) => {

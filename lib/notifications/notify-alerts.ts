@@ -8,7 +8,7 @@ import "server-only";
 // Two notifiers at once (two workers) stay at one message: each alert × channel is decided under
 // its alert_notifications row lock (the second waits, then sees the first's state), and the
 // message's idempotency key is stable, so even a duplicate decision stages the same outbox row.
-import { prisma, type Db } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { env } from "../env";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { decideNotification, type NotificationState } from "./decide-notification";
@@ -20,7 +20,7 @@ const BATCH = 200;
 
 export async function notifyAlerts(
   options: { now?: Date; repeatIntervalMs?: number } = {},
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<NotifyAlertsResult> {
   const now = options.now ?? new Date();
   const repeatIntervalMs = options.repeatIntervalMs ?? env().ALERT_REPEAT_INTERVAL_MINUTES * 60_000;
@@ -59,7 +59,7 @@ async function stageOne(
   channel: { id: string; kind: string; createdAt: Date },
   now: Date,
   repeatIntervalMs: number,
-  db: Db,
+  db: DbOrTx,
 ): Promise<string | null> {
   return db.$transaction(async (tx) => {
     // Lock this alert × channel: a concurrent notifier waits here, then decides on our result.

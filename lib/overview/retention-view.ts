@@ -1,16 +1,11 @@
 import "server-only";
-// The Retention page's data and its one action, with the role checks in front of the retention
-// services (lib/retention), which are also used by machines (worker, cron) and so take no actor.
-import { prisma, type Db, type DbOrTx } from "../db";
-import { auditActor, type Actor } from "../auth/actor";
+// The Retention page's data, with the role check in front of the retention services
+// (lib/retention), which are also used by machines (worker, cron) and so take no actor. Its one
+// write is lib/retention/save-retention-settings.ts.
+import { prisma, type DbOrTx } from "../db";
+import { type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
-import {
-  getRetentionSettings,
-  getRetentionStats,
-  listPurgeRuns,
-  updateRetentionSettings,
-  type RetentionSettings,
-} from "../retention";
+import { getRetentionSettings, getRetentionStats, listPurgeRuns } from "../retention";
 import { getBoundedTables } from "../retention/bounded-tables";
 
 export async function getRetentionView(options: { actor: Actor }, db: DbOrTx = prisma) {
@@ -22,20 +17,4 @@ export async function getRetentionView(options: { actor: Actor }, db: DbOrTx = p
     getBoundedTables(db),
   ]);
   return { settings, stats, runs, tables };
-}
-
-export async function saveRetentionSettings(
-  options: { actor: Actor; retentionDays: number; retryHorizonHours: number; payloadRetentionDays?: number },
-  db: Db = prisma,
-): Promise<RetentionSettings> {
-  authorize(options.actor, "retention.edit");
-  return updateRetentionSettings(
-    {
-      retentionDays: options.retentionDays,
-      retryHorizonHours: options.retryHorizonHours,
-      payloadRetentionDays: options.payloadRetentionDays,
-      actor: auditActor(options.actor),
-    },
-    db,
-  );
 }

@@ -41,7 +41,7 @@ export type QuarantineView = {
   supersededTotal: number;
 };
 
-/** A page renders one resolve form per event: few enough to stay light (issue 15). */
+/** A page renders one resolve form per event: few enough to stay light. */
 export const QUARANTINE_PAGE_SIZE = 25;
 
 export async function listQuarantine(
@@ -54,7 +54,7 @@ export async function listQuarantine(
   const limit = Math.min(Math.max(options.limit ?? QUARANTINE_PAGE_SIZE, 1), 200);
   const open = { ...where, outcome: "quarantined", resolvedAt: null };
   // The `lte` bound is implied by the OR, but only a plain range lets the index scan start at the
-  // cursor instead of filtering every newer open item (70 ms vs 0.1 ms a week back at 10M rows).
+  // cursor instead of filtering every newer open item (bench:dashboard's quarantine page at 10M rows).
   const after = options.cursor
     ? {
         receivedAt: { lte: options.cursor.at },

@@ -1,7 +1,7 @@
 import "server-only";
 // A human closes a quarantined event: what they decided is kept on the ledger row and audited.
 // Resolving records a decision; it never applies the event's change (that would bypass the rules).
-import { prisma, type Db } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import { auditActor, tenantScope, type Actor } from "../auth/actor";
@@ -17,7 +17,7 @@ export type Resolution = keyof typeof RESOLUTIONS;
 
 export async function resolveQuarantinedEvent(
   options: { actor: Actor; id: string; resolution: string; note?: string },
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<{ eventId: string; outcome: "resolved" | "already_resolved" }> {
   authorize(options.actor, "quarantine.resolve");
   if (!(options.resolution in RESOLUTIONS)) throw new AppError("bad_request", "Choose how this event was resolved.");

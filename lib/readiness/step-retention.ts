@@ -6,7 +6,8 @@ import "server-only";
 // PROVIDER_RETRY_HORIZON_HOURS nor the longest retry the provider's history shows
 // (lib/retention/retry-horizon.ts), whatever was declared on the Retention form.
 import { env } from "../env";
-import { getRetentionSettings, retentionWindowProblem } from "../retention/settings";
+import { getRetentionSettings } from "../retention/settings";
+import { retentionWindowHours, retentionWindowProblem } from "../retention/retention-window";
 import { stepReporter, type ReadinessContext, type StepResult } from "./types";
 
 const TITLE = "Retention outlasts the provider's retries, and the purge runs on schedule";
@@ -17,8 +18,7 @@ export async function checkRetention(context: ReadinessContext): Promise<StepRes
   const started = Date.now();
   const now = context.now();
   const settings = await getRetentionSettings(context.db);
-  const windowHours = settings.retentionDays * 24;
-  const neededHours = settings.retryHorizonHours + settings.marginHours;
+  const { windowHours, neededHours } = retentionWindowHours(settings);
   const lastRun = await context.db.purgeRun.findFirst({ where: { status: "ran" }, orderBy: { startedAt: "desc" } });
   const ageHours = lastRun ? (now.getTime() - (lastRun.finishedAt ?? lastRun.startedAt).getTime()) / 3_600_000 : null;
   const evidence = {
@@ -37,11 +37,12 @@ export async function checkRetention(context: ReadinessContext): Promise<StepRes
   };
   const done = stepReporter("retention", TITLE, evidence, started);
 
-  if (windowHours <= neededHours) {
+  // The payload's own limit is the settings form's business, not this step's.
+  const problem = retentionWindowProblem({ ...settings, payloadRetentionDays: undefined });
+  if (problem) {
     return done(
       false,
-      retentionWindowProblem({ ...settings, payloadRetentionDays: undefined }) ??
-        `retention window ${windowHours} h is not above ${neededHours} h`,
+      problem.message,
       `Raise the retention window above ${neededHours} h (Retention page or RETENTION_DAYS), or a retry arriving late would be applied twice.`,
     );
   }

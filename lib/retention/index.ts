@@ -1,6 +1,7 @@
 import "server-only";
 // The retention API the dashboard, the worker, the cron route and `npm run purge` use.
-export { getRetentionSettings, updateRetentionSettings, retentionWindowProblem } from "./settings";
+export { getRetentionSettings, updateRetentionSettings } from "./settings";
+export { retentionWindowProblem } from "./retention-window";
 export type { RetentionSettings, UpdateRetentionSettingsInput } from "./settings";
 export { getRetentionStats } from "./retention-stats";
 export type { RetentionStats } from "./retention-stats";

@@ -4,7 +4,7 @@ import "server-only";
 //
 // It works the same on a direct connection and through a transaction-mode pooler (DATABASE_URL
 // with pgbouncer=true), where a session-level advisory lock would stay behind on whichever pooled
-// server connection took it and make every later purge record `skipped_locked` (issue 9). So no
+// server connection took it and make every later purge record `skipped_locked`. So no
 // session state at all:
 // - taking the run is ONE transaction holding pg_try_advisory_xact_lock: inside it, a run whose
 //   lease is still valid means another replica is purging (we step aside); otherwise we insert our

@@ -16,9 +16,9 @@
 //     HOT update (one small WAL record, no index entries) only while that version fits on the
 //     row's own page. At fillfactor 75 a page's free quarter holds the new versions of about a
 //     third of its rows; between passes, on-page pruning frees the old versions the previous pass
-//     left, so the next third fits too. One pass over dense pages measured 8.2 KB of WAL per
-//     cleared row (two thirds non-HOT: an entry in each index, most of them full-page images),
-//     three passes 0.28 KB (all HOT) — docs/decisions/0014.
+//     left, so the next third fits too. One pass over dense pages writes most clears as non-HOT
+//     updates (an entry in each index, most of them full-page images); three passes keep them
+//     HOT (the WAL per row of each: docs/decisions/0014).
 // Pure functions: the loop in run-purge.ts feeds them what each batch measured.
 
 export type PurgePacing = {
@@ -43,8 +43,8 @@ export const DEFAULT_PURGE_PACING: PurgePacing = {
   minRows: 100,
   maxRows: 5_000,
   targetBatchMs: 40,
-  // 4 and 5 s (were 3 and 2 s, decision 0008): measured in bench:purge's interleaved slices at 10M, a
-  // duty cycle of at most a fifth kept ingest's p99 within a few per cent (docs/decisions/0014).
+  // 4 and 5 s (were 3 and 2 s, decision 0008): a duty cycle of at most a fifth, chosen from
+  // bench:purge's interleaved slices at 10M rows (ingest's p99 beside the purge: docs/decisions/0014).
   restFactor: 4,
   walBytesPerSecond: 8 * 1024 * 1024,
   maxRestMs: 5_000,

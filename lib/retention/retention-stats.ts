@@ -3,7 +3,7 @@ import "server-only";
 // next purge will take and what the last one did.
 //
 // Row counts are exact, read from the hourly rollups plus the rows they do not hold yet
-// (lib/rollups): constant cost at 10,000,000 rows, where count(*) took seconds. Bytes are pg_total_relation_size (heap + indexes + TOAST):
+// (lib/rollups): a cost that does not grow with the table, as count(*)'s does. Bytes are pg_total_relation_size (heap + indexes + TOAST):
 // a purge frees space for reuse by later inserts, it does not shrink the files, so bytes level
 // off rather than drop after the first purge.
 import { prisma, type DbOrTx } from "../db";

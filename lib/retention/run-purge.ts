@@ -24,7 +24,8 @@ import { purgeBatch, type KeysetPosition, type PurgePass, type PurgeTarget } fro
 import { openPurgeLease } from "./purge-connection";
 import { DEFAULT_PURGE_PACING, nextBatchRows, restAfterBatchMs, type PurgePacing } from "./purge-pacing";
 import { toPurgeRunSummary, type PurgeRunSummary, type PurgeTrigger } from "./purge-runs";
-import { getRetentionSettings, retentionWindowProblem } from "./settings";
+import { getRetentionSettings } from "./settings";
+import { retentionWindowProblem } from "./retention-window";
 
 const HOUR_MS = 3_600_000;
 
@@ -103,7 +104,7 @@ export async function runPurge(options: RunPurgeOptions, db: Db = prisma): Promi
   try {
     const settings = await getRetentionSettings(db);
     const problem = retentionWindowProblem(settings);
-    if (problem) throw new AppError("invalid_setting", `refusing to purge: ${problem}`);
+    if (problem) throw new AppError("invalid_setting", `refusing to purge: ${problem.message}`);
     cutoffs = {
       claims: new Date(now.getTime() - settings.retentionDays * 24 * HOUR_MS),
       payloads: new Date(now.getTime() - settings.payloadRetentionDays * 24 * HOUR_MS),

@@ -10,10 +10,11 @@ import "server-only";
 // incident investigation, while the claims that matter for dedupe keep their full window.
 import { z } from "zod";
 import { recordAudit, type AuditActor } from "../audit/record-audit";
-import { prisma, type Db, type DbOrTx } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { env } from "../env";
 import { AppError } from "../errors";
 import { OBSERVED_RETRY_SETTING, parseObservedRetry } from "../provider/observe-retries";
+import { retentionWindowProblem } from "./retention-window";
 import { retryHorizonFloor, type RetryHorizonFloor } from "./retry-horizon";
 
 export const RETENTION_SETTING_KEY = "retention";
@@ -42,26 +43,6 @@ const storedSchema = z.object({
   retryHorizonHours: wholeNumber("retry horizon hours", 1, 24 * 365),
   payloadRetentionDays: wholeNumber("payload retention days", 1, 3650).optional(),
 });
-
-/** The problem with a combination, worded for a person, or null when it is safe. */
-export function retentionWindowProblem(
-  settings: Pick<RetentionSettings, "retentionDays" | "retryHorizonHours" | "marginHours"> & {
-    payloadRetentionDays?: number;
-  },
-): string | null {
-  const windowHours = settings.retentionDays * 24;
-  const needed = settings.retryHorizonHours + settings.marginHours;
-  if (windowHours <= needed) {
-    return (
-      `retention window ${settings.retentionDays} days (${windowHours} h) must be longer than the provider retry horizon ` +
-      `${settings.retryHorizonHours} h + margin ${settings.marginHours} h = ${needed} h, or a late retry would be applied twice`
-    );
-  }
-  if (settings.payloadRetentionDays !== undefined && settings.payloadRetentionDays > settings.retentionDays) {
-    return `payload retention ${settings.payloadRetentionDays} days must not exceed the retention window ${settings.retentionDays} days`;
-  }
-  return null;
-}
 
 function defaults(horizonFloor: RetryHorizonFloor): RetentionSettings {
   const config = env();
@@ -125,7 +106,7 @@ export type UpdateRetentionSettingsInput = {
 /** Validates, stores the override and writes the audit entry in one transaction. */
 export async function updateRetentionSettings(
   input: UpdateRetentionSettingsInput,
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<RetentionSettings> {
   const parsed = updateSchema.safeParse(input);
   if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]!.message);
@@ -149,7 +130,7 @@ export async function updateRetentionSettings(
         requested.payloadRetentionDays ?? Math.min(before.payloadRetentionDays, requested.retentionDays),
     };
     const problem = retentionWindowProblem(after);
-    if (problem) throw new AppError("bad_request", problem, { field: problemField(after) });
+    if (problem) throw new AppError("bad_request", problem.message, { field: problem.field });
 
     const value = {
       retentionDays: after.retentionDays,
@@ -173,13 +154,6 @@ export async function updateRetentionSettings(
     );
     return after;
   });
-}
-
-/** The form field a refused combination is shown next to. */
-function problemField(settings: RetentionSettings): string {
-  return settings.retentionDays * 24 <= settings.retryHorizonHours + settings.marginHours
-    ? "retentionDays"
-    : "payloadRetentionDays";
 }
 
 function withoutMargin(settings: RetentionSettings) {

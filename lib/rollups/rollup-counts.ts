@@ -76,8 +76,11 @@ export async function countRollups(requests: RollupCountOptions[], db: DbOrTx = 
       ...params,
     );
   };
+  // Always through db.$transaction (an `in` test is false for the shared client, a Proxy that
+  // answers reads only). Given a transaction handle, this is a savepoint in the caller's
+  // transaction, whose isolation level then decides.
   const rows =
-    watermarkParams.size > 0 && "$transaction" in db
+    watermarkParams.size > 0
       ? await db.$transaction((tx: Tx) => count(tx), {
           isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead,
         })

@@ -2,7 +2,7 @@ import "server-only";
 // A platform admin creates an account with an initial password, typed or generated. A generated
 // password is returned once, for the admin to hand over; only its bcrypt hash is stored.
 import { randomBytes } from "node:crypto";
-import { prisma, type Db } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import { auditActor, type Actor, type Role } from "../auth/actor";
@@ -39,7 +39,7 @@ export type CreatedUser = {
 
 export const DUPLICATE_EMAIL = "a user with this email exists";
 
-export async function createUser(options: CreateUserOptions, db: Db = prisma): Promise<CreatedUser> {
+export async function createUser(options: CreateUserOptions, db: DbOrTx = prisma): Promise<CreatedUser> {
   authorize(options.actor, "users.manage");
   const email = parseOrThrow(emailSchema, options.email);
   const name = parseOrThrow(nameSchema, options.name);

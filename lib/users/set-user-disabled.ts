@@ -1,7 +1,7 @@
 import "server-only";
 // Disable and re-enable an account. A disabled user keeps their row (the audit log names them)
 // but loses access on their next request: loadActor re-reads the user every time.
-import { prisma, type Db } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import { auditActor, type Actor } from "../auth/actor";
@@ -12,7 +12,7 @@ export type DisabledChange = { userId: string; email: string; changed: boolean }
 
 async function setDisabled(
   options: { actor: Actor; userId: string; disabled: boolean },
-  db: Db,
+  db: DbOrTx,
 ): Promise<DisabledChange> {
   authorize(options.actor, "users.manage");
   // Disabling yourself would end your own session at once; if you were the last platform admin
@@ -42,10 +42,10 @@ async function setDisabled(
   });
 }
 
-export function disableUser(options: { actor: Actor; userId: string }, db: Db = prisma): Promise<DisabledChange> {
+export function disableUser(options: { actor: Actor; userId: string }, db: DbOrTx = prisma): Promise<DisabledChange> {
   return setDisabled({ ...options, disabled: true }, db);
 }
 
-export function enableUser(options: { actor: Actor; userId: string }, db: Db = prisma): Promise<DisabledChange> {
+export function enableUser(options: { actor: Actor; userId: string }, db: DbOrTx = prisma): Promise<DisabledChange> {
   return setDisabled({ ...options, disabled: false }, db);
 }

@@ -1,7 +1,7 @@
 import "server-only";
 // Clears the sign-in backoff (sign-in-throttle.ts) for a user who is waiting it out, e.g. after
 // an admin has confirmed they are who they say on the phone.
-import { prisma, type Db } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { recordAudit } from "../audit/record-audit";
 import { auditActor, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
@@ -9,7 +9,7 @@ import { findUserOrThrow } from "./user-fields";
 
 export async function unlockUser(
   options: { actor: Actor; userId: string },
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<{ userId: string; email: string }> {
   authorize(options.actor, "users.manage");
   return db.$transaction(async (tx) => {

@@ -1,7 +1,7 @@
 import "server-only";
 // Changes a user's role and district. It takes effect on the user's next request, since loadActor
 // re-reads the row; the session cookie carries only the user id.
-import { prisma, type Db } from "../db";
+import { prisma, type DbOrTx } from "../db";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit/record-audit";
 import { auditActor, type Actor, type Role } from "../auth/actor";
@@ -12,7 +12,7 @@ export type UpdatedUser = { userId: string; email: string; role: Role; tenantId:
 
 export async function updateUser(
   options: { actor: Actor; userId: string; role: string; tenantId: string },
-  db: Db = prisma,
+  db: DbOrTx = prisma,
 ): Promise<UpdatedUser> {
   authorize(options.actor, "users.manage");
   const role = parseOrThrow(roleSchema, options.role);

@@ -1,4 +1,4 @@
--- keyhook_ingest: the ingest's one statement (lib/ingest/apply-key-event.ts), issue 9.
+-- keyhook_ingest: the ingest's one statement (lib/ingest/apply-key-event.ts).
 -- THE source of this function. Edit it here, then `npm run db:function -- keyhook_ingest`
 -- writes a migration with this text; test/db/sql-functions.integration.test.ts fails while the
 -- migrated database runs another definition.
@@ -40,7 +40,7 @@ CREATE OR REPLACE FUNCTION keyhook_ingest(
   p_handler_micros int,
   p_body_bytes int,
   p_source text,
-  -- Signature telemetry (issue 12): which secret verified the delivery, and the clock skew.
+  -- Signature telemetry: which secret verified the delivery, and the clock skew.
   p_secret_fingerprint text,
   p_clock_skew_ms int,
   -- PROVIDER_SEQUENCES_DENSE: track sequence gaps (keyhook_note_sequence).

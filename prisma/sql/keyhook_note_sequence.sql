@@ -1,4 +1,4 @@
--- keyhook_note_sequence: gap tracking for a district's event sequence (issue 12). Called by
+-- keyhook_note_sequence: gap tracking for a district's event sequence. Called by
 -- keyhook_apply_event inside the ingest statement for a delivery that carries a sequence and is
 -- not above the district's highest seen one (a late arrival: it may fill a gap), for an unknown
 -- event type, and for a duplicate that falls in an open gap, so it costs no extra round trip. The

@@ -1,6 +1,7 @@
 // The module boundaries, checked on the import graph of the sources (static and dynamic imports):
-// UI components never reach the database client, the domain never reaches the tooling, and the
-// tests never reach the benchmarks (one test-support folder, test/support/, that bench/ imports).
+// UI components never reach the database client, the domain never reaches the tooling, lib/http
+// knows no domain result, and the tests never reach the benchmarks (one test-support folder,
+// test/support/, that bench/ imports).
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -67,6 +68,16 @@ describe("module boundaries", () => {
   it("tests never import the benchmarks: bench/ uses test/support/, not the reverse", () => {
     const entries = [...sourceFiles("test"), ...sourceFiles("e2e"), ...sourceFiles("faults")];
     expect(violations(entries, (file) => file.startsWith(`bench${path.sep}`))).toEqual([]);
+  });
+
+  it("lib/http maps AppError to HTTP and knows no domain result (each route maps its own)", () => {
+    const http = sourceFiles(path.join("lib", "http"));
+    const allowed = new Set([
+      ...http,
+      ...reachable(path.join("lib", "errors.ts")).keys(),
+      ...reachable(path.join("lib", "log.ts")).keys(),
+    ]);
+    expect(violations(http, (file) => !allowed.has(file))).toEqual([]);
   });
 
   it("the check sees a violation: get-overview.ts reaches lib/db.ts", () => {

@@ -89,7 +89,7 @@ describe("settings", () => {
     ],
     [
       { RETENTION_DAYS: "2", PROVIDER_RETRY_HORIZON_HOURS: "28" },
-      /^invalid setting RETENTION_DAYS: retention window 48 h must be longer than the provider retry horizon 28 h \+ margin 24 h/,
+      /^invalid setting RETENTION_DAYS: retention window 2 days \(48 h\) must be longer than the provider retry horizon 28 h \+ margin 24 h = 52 h/,
     ],
     [{ KEYHOOK_WITH_SIMULATOR: "yes" }, /^invalid setting KEYHOOK_WITH_SIMULATOR: /],
     [{ WEB_CONCURRENCY: "two" }, /^invalid setting WEB_CONCURRENCY: must be a whole number$/],

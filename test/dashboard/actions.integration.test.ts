@@ -1,12 +1,14 @@
-// Every server action is declared through the wrapper with a permission (issue 14), and every
+// Every server action is declared through the wrapper with a permission, and every
 // denial, by role or by the data layer's tenant scope, is audited with actor, action and target.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+// The build's own list of actions is checked against these files by test/deploy/server-actions.test.ts.
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { declarationOf, executeAction } from "@/app/_lib/run-action";
 import { PERMISSIONS } from "@/lib/auth/permissions";
 import { prisma } from "@/lib/db";
+import { actionFiles } from "../support/action-files";
 import { resetDatabase } from "../support/state";
 import { OTHER, OWN, seedTwoDistricts, type Actors } from "./fixtures";
 
@@ -14,14 +16,6 @@ import { OTHER, OWN, seedTwoDistricts, type Actors } from "./fixtures";
 vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
 
 const root = path.resolve(import.meta.dirname, "../..");
-
-function actionFiles(dir = path.join(root, "app")): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return actionFiles(full);
-    return /^actions\.tsx?$/.test(entry.name) ? [full] : [];
-  });
-}
 
 /** Files that say "use server" at the top: every one of them must be an actions.ts. */
 function serverActionModules(dir = path.join(root, "app")): string[] {
@@ -53,25 +47,6 @@ describe("every server action declares its permission", () => {
         const declaration = declarationOf(value);
         expect(declaration, `${name} is not declared through action()`).toBeDefined();
         expect(Object.keys(PERMISSIONS), name).toContain(declaration!.permission);
-      }
-    },
-  );
-
-  // The production build's own list of server actions, when a build is present (npm run build).
-  const manifestPath = path.join(root, ".next/server/server-reference-manifest.json");
-  it.skipIf(!existsSync(manifestPath))(
-    "every server action in the build comes from one of these files and is declared",
-    async () => {
-      const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
-        node: Record<string, { filename?: string; exportedName?: string }>;
-      };
-      const entries = Object.values(manifest.node);
-      expect(entries.length).toBeGreaterThan(0);
-      const relative = files.map((f) => path.relative(root, f));
-      for (const entry of entries) {
-        expect(relative, JSON.stringify(entry)).toContain(entry.filename);
-        const mod = (await import(path.join(root, entry.filename!))) as Record<string, unknown>;
-        expect(declarationOf(mod[entry.exportedName!]), `${entry.filename}#${entry.exportedName}`).toBeDefined();
       }
     },
   );

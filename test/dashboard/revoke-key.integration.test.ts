@@ -64,6 +64,24 @@ describe("revokeKey", () => {
     expect(await prisma.outboxMessage.count()).toBe(1);
   });
 
+  it("joins a caller's transaction: the revoke, its outbox row and its audit entry commit or roll back with it", async () => {
+    const failure = new Error("the caller's next step failed");
+    await expect(
+      prisma.$transaction(async (tx) => {
+        expect(await revokeKey({ actor: actors.districtAdmin, keyId }, tx)).toMatchObject({ outcome: "revoked" });
+        expect((await tx.apiKey.findUniqueOrThrow({ where: { id: keyId } })).status).toBe("revoked");
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect((await prisma.apiKey.findUniqueOrThrow({ where: { id: keyId } })).status).toBe("active");
+    expect(await prisma.outboxMessage.count()).toBe(0);
+    expect(await prisma.auditLog.count({ where: { action: "key.revoke" } })).toBe(0);
+
+    await prisma.$transaction((tx) => revokeKey({ actor: actors.districtAdmin, keyId }, tx));
+    expect((await prisma.apiKey.findUniqueOrThrow({ where: { id: keyId } })).status).toBe("revoked");
+    expect(await prisma.outboxMessage.count()).toBe(1);
+  });
+
   it("a revoked key never becomes active again, whatever arrives later", async () => {
     await revokeKey({ actor: actors.districtAdmin, keyId });
     await deliver(keyEvent({ type: "key.created", tenantId: OWN, keyId, sequence: 50 }));

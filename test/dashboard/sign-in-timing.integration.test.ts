@@ -1,6 +1,6 @@
 // Timing does not tell an unknown email, a wrong password, a throttled or a disabled account
 // apart: each costs one production-cost scrypt hash. Compared as medians of many runs with a
-// generous ratio bound (no absolute durations): before, a throttled account answered ~37× faster.
+// generous ratio bound (no absolute durations): a throttled account used to answer far faster.
 import { beforeAll, expect, it } from "vitest";
 import { prisma } from "@/lib/db";
 import { resetEnvForTests } from "@/lib/env";

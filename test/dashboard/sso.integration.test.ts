@@ -18,7 +18,7 @@ const clientSecret = "keyhook-test-client-secret";
 const adminEmail = "admin@district-4417.test";
 
 const accounts: Record<string, TestAccount> = {
-  "no-claim": { email: adminEmail }, // the finding: no email_verified at all
+  "no-claim": { email: adminEmail }, // the case a review found: no email_verified at all
   unverified: { email: adminEmail, email_verified: false },
   "string-true": { email: adminEmail, email_verified: "true" },
   verified: { email: adminEmail, email_verified: true, name: "Maple" },

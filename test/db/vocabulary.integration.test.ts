@@ -1,11 +1,19 @@
 // The event types, outcomes and key statuses of lib/vocabulary.ts are the ones the database
 // knows: its CHECK constraints (read from the migrated database) and the literals of the
-// claim-and-apply function's source.
+// claim-and-apply function's and the terminal-status trigger's sources.
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { prisma } from "@/lib/db";
 import type { IngestOutcome as AppliedOutcome } from "@/lib/ingest/apply-key-event";
 import { readFunctionSource } from "@/tooling/migrations/sql-functions";
-import { EVENT_TYPES, INGEST_OUTCOMES, KEY_STATUSES, LEDGER_OUTCOMES, type IngestOutcome } from "@/lib/vocabulary";
+import {
+  EVENT_TYPES,
+  INGEST_OUTCOMES,
+  KEY_STATUSES,
+  LEDGER_OUTCOMES,
+  LIVE_KEY_STATUSES,
+  TERMINAL_KEY_STATUSES,
+  type IngestOutcome,
+} from "@/lib/vocabulary";
 
 const source = await readFunctionSource("keyhook_apply_event");
 const sorted = (values: Iterable<string>) => [...new Set(values)].sort();
@@ -22,6 +30,15 @@ async function checkConstraintValues(name: string): Promise<string[]> {
 describe("one vocabulary for TypeScript and SQL", () => {
   it("key statuses: api_keys_status_check allows exactly KEY_STATUSES", async () => {
     expect(await checkConstraintValues("api_keys_status_check")).toEqual(sorted(KEY_STATUSES));
+  });
+
+  it("live and terminal statuses split KEY_STATUSES; the terminal-status trigger names exactly the terminal ones", async () => {
+    expect(sorted([...LIVE_KEY_STATUSES, ...TERMINAL_KEY_STATUSES])).toEqual(sorted(KEY_STATUSES));
+    expect(LIVE_KEY_STATUSES.length + TERMINAL_KEY_STATUSES.length).toBe(KEY_STATUSES.length);
+    const trigger = await readFunctionSource("keyhook_key_status_is_terminal");
+    const terminal = /OLD\.status IN \(([^)]*)\)/.exec(trigger);
+    expect(terminal, "the trigger function's list of terminal statuses").not.toBeNull();
+    expect(sorted(captures(terminal![1]!, /'([^']*)'/g))).toEqual(sorted(TERMINAL_KEY_STATUSES));
   });
 
   it("ledger outcomes: processed_events_outcome_check allows exactly LEDGER_OUTCOMES and the claim's 'pending'", async () => {

@@ -1,4 +1,4 @@
-// Sequence gaps (issue 12): a skipped number in a district's dense sequence is recorded in the
+// Sequence gaps: a skipped number in a district's dense sequence is recorded in the
 // ingest statement, closed by the missing event's arrival (whatever its outcome), and turned into
 // an alert once it has stayed open past the provider's retry horizon (controlled clock).
 import { beforeEach, describe, expect, it } from "vitest";

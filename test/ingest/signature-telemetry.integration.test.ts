@@ -1,4 +1,4 @@
-// Signature telemetry (issue 12): which configured secret verified each delivery (by fingerprint),
+// Signature telemetry: which configured secret verified each delivery (by fingerprint),
 // the clock skew, "safe to retire" on a controlled clock, and the timestamp tolerance setting.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db";

@@ -1,5 +1,5 @@
 // The guarantees that used to rest on session state, proved through a real transaction-mode
-// PgBouncer (issue 9): transaction-local settings of the ingest, the purge's lease and lock,
+// PgBouncer: transaction-local settings of the ingest, the purge's lease and lock,
 // and the pooler probe. Deliveries over HTTP to real processes are in replicas.pooled.test.ts.
 import "../support/via-pooler";
 import pg from "pg";

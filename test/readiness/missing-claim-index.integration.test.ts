@@ -1,4 +1,4 @@
-// The readiness check on a database without the claim's unique index (issue 12): the duplicate
+// The readiness check on a database without the claim's unique index: the duplicate
 // step must fail and name the index as the fix. This file's own database has the index dropped.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { prisma } from "@/lib/db";

@@ -1,4 +1,4 @@
-// The retry-readiness check end to end (issue 12): on a healthy system every step passes for real
+// The retry-readiness check end to end: on a healthy system every step passes for real
 // (provider simulator → our endpoint → database, the worker registered the webhook); each step
 // fails with its message when its condition is broken; the canary never shows to districts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

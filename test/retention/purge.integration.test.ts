@@ -69,7 +69,7 @@ describe("purge", () => {
     // A 2-byte filler: ~45 rows a page at fillfactor 75, whose free quarter holds the payload-less
     // versions of about a third of them. Interleaved passes let on-page pruning make room between
     // passes; in one pass most clears would move their row to another page, with an entry in each
-    // index (8 KB of WAL a row measured at 10M, docs/decisions/0014).
+    // index (the WAL that costs: docs/decisions/0014).
     const dense = await insertClaims({ count: 3_000, receivedAt: daysAgo(8), payloadFiller: 2 });
     const pages = () =>
       prisma.$queryRaw<{ id: bigint; page: number }[]>`

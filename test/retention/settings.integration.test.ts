@@ -134,7 +134,7 @@ describe("startup refusal (lib/env.ts)", () => {
     expect(() =>
       parseEnv({ RETENTION_DAYS: "2", PROVIDER_RETRY_HORIZON_HOURS: "28", RETENTION_MARGIN_HOURS: "20" }),
     ).toThrow(
-      "invalid setting RETENTION_DAYS: retention window 48 h must be longer than the provider retry horizon 28 h + margin 20 h",
+      "invalid setting RETENTION_DAYS: retention window 2 days (48 h) must be longer than the provider retry horizon 28 h + margin 20 h = 48 h",
     );
     expect(() =>
       parseEnv({ RETENTION_DAYS: "3", PROVIDER_RETRY_HORIZON_HOURS: "28", RETENTION_MARGIN_HOURS: "20" }),

@@ -1,5 +1,5 @@
 // A real PgBouncer (Debian's 1.18) in transaction mode in front of a test PostgreSQL, for the
-// tests and the benchmark that must run through a pooler (issue 9). Settings as a user gets them:
+// tests and the benchmark that must run through a pooler. Settings as a user gets them:
 // pool_mode = transaction, max_prepared_statements unset (1.18 has none: named statements are
 // not tracked), no `options` startup parameter accepted. Every database name is forwarded to the
 // upstream server (`*` fallback), so per-file test databases need no configuration.

@@ -4,8 +4,7 @@ import { z } from "zod";
 import { bulkRedeliverFailed } from "@/lib/deliveries/bulk-redeliver-failed";
 import { replayStoredEvent } from "@/lib/deliveries/replay-stored-event";
 import { requestRedelivery } from "@/lib/deliveries/request-redelivery";
-import { AppError } from "@/lib/errors";
-import { parseUtcDateTime } from "@/lib/listing/query-filters";
+import { parseBulkWindow } from "@/lib/deliveries/delivery-filters";
 import { action, text } from "../../_lib/run-action";
 
 const storedEvent = z.object({ tenantId: text(200), eventId: text(200) });
@@ -43,21 +42,12 @@ export const redeliverAction = action(
 
 const window = z.object({ from: text(40), to: text(40) });
 
-function windowFrom(input: z.output<typeof window>): { since: Date; until: Date } {
-  const errors: string[] = [];
-  const since = parseUtcDateTime(input.from || undefined, "From", errors);
-  const until = parseUtcDateTime(input.to || undefined, "To", errors);
-  if (errors.length) throw new AppError("bad_request", errors.join(" "));
-  if (!since || !until) throw new AppError("bad_request", "Give both ends of the window (From and To, UTC).");
-  return { since, until };
-}
-
 export const bulkDryRunAction = action("delivery.replay", window, async (input, actor) => {
-  const { count } = await bulkRedeliverFailed({ actor, ...windowFrom(input), dryRun: true });
+  const { count } = await bulkRedeliverFailed({ actor, ...parseBulkWindow(input), dryRun: true });
   return `Dry run: ${count} failed deliver${count === 1 ? "y" : "ies"} in this window would be redelivered.`;
 });
 
 export const bulkRedeliverAction = action("delivery.replay", window, async (input, actor) => {
-  const { count } = await bulkRedeliverFailed({ actor, ...windowFrom(input), dryRun: false });
+  const { count } = await bulkRedeliverFailed({ actor, ...parseBulkWindow(input), dryRun: false });
   return `The provider is redelivering ${count} failed deliver${count === 1 ? "y" : "ies"}.`;
 });

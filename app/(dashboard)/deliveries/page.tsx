@@ -12,12 +12,13 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
 import type { Actor } from "@/lib/auth/actor";
 import {
-  DELIVERY_STATUSES,
-  listDeliveries,
-  type DeliveryRow,
+  deliveryFiltersToQuery,
+  parseDeliveryFilters,
+  type DeliveryFilters,
   type DeliveryStatusFilter,
-} from "@/lib/deliveries/list-deliveries";
-import { firstParam, parseUtcDateTime, utcQueryValue } from "@/lib/listing/query-filters";
+} from "@/lib/deliveries/delivery-filters";
+import { listDeliveries, type DeliveryRow } from "@/lib/deliveries/list-deliveries";
+import { utcQueryValue } from "@/lib/listing/query-filters";
 import { requirePageActor } from "../../_lib/session";
 import { bulkDryRunAction, bulkRedeliverAction, redeliverAction, replayLocallyAction } from "./actions";
 
@@ -36,63 +37,16 @@ const statusOptions = [
 
 type Params = Record<string, string | string[] | undefined>;
 
-/**
- * The one window of the page: the list, the dry run and the bulk redelivery all use it. Second
- * precision; an empty To means "now", so a reload after a redelivery shows the new attempt.
- */
-function windowOf(params: Params, errors: string[], now = new Date()) {
-  const nowSecond = Math.floor(now.getTime() / 1000) * 1000;
-  const since = parseUtcDateTime(firstParam(params.from), "From", errors) ?? new Date(nowSecond - 24 * 3_600_000);
-  const explicitUntil = parseUtcDateTime(firstParam(params.to), "To", errors);
-  // "now" includes the current second (the window's end is exclusive).
-  const until = explicitUntil ?? new Date(nowSecond + 1000);
-  if (since >= until) errors.push("From must be before To.");
-  return { since, until, openEnded: !explicitUntil };
-}
-
-function deliveriesHref(filters: {
-  from?: string;
-  to?: string;
-  status?: string;
-  tenant?: string;
-  event?: string;
-  page?: number;
-}): string {
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(filters)) {
-    if (
-      value !== undefined &&
-      value !== "" &&
-      !(name === "status" && value === "all") &&
-      !(name === "page" && value === 1)
-    )
-      query.set(name, String(value));
-  }
-  const text = query.toString();
+function deliveriesHref(filters: DeliveryFilters, page: number): string {
+  const text = deliveryFiltersToQuery(filters, page).toString();
   return `/deliveries${text ? `?${text}` : ""}`;
 }
 
 export default async function DeliveriesPage({ searchParams }: { searchParams: Promise<Params> }) {
   const actor = await requirePageActor("deliveries.view");
   const params = await searchParams;
-  const errors: string[] = [];
-  const { since, until, openEnded } = windowOf(params, errors);
-  const eventId = firstParam(params.event)?.slice(0, 200);
-  const tenantId = firstParam(params.tenant)?.slice(0, 200);
-  const rawStatus = firstParam(params.status) ?? "all";
-  const status = (DELIVERY_STATUSES as readonly string[]).includes(rawStatus)
-    ? (rawStatus as DeliveryStatusFilter)
-    : "all";
-  if (status !== rawStatus) errors.push("Status must be one of all, failed, mismatched.");
-  const page = Number(firstParam(params.page) ?? 1) || 1;
-  const providerCursor = firstParam(params.pcursor)?.slice(0, 500);
-  const filters = {
-    from: utcQueryValue(since),
-    to: openEnded ? undefined : utcQueryValue(until),
-    status,
-    tenant: tenantId,
-    event: eventId,
-  };
+  const { filters, errors } = parseDeliveryFilters(params);
+  const { since, until, openEnded, status, tenantId, eventId, page, providerCursor } = filters;
   const windowText = `${formatTime(since)} → ${openEnded ? "now" : formatTime(until)}`;
   return (
     <>
@@ -177,7 +131,7 @@ async function DeliveryTable(props: {
   status: DeliveryStatusFilter;
   page: number;
   providerCursor?: string;
-  filters: { from?: string; to?: string; status?: string; tenant?: string; event?: string };
+  filters: DeliveryFilters;
 }) {
   const view = await listDeliveries(props);
   return (
@@ -227,10 +181,7 @@ async function DeliveryTable(props: {
           {view.pageCount > 1 ? (
             <nav aria-label="Delivery pages" className="mt-4 flex flex-wrap items-center gap-2 text-sm">
               {view.page > 1 ? (
-                <Link
-                  className={buttonClass.secondary}
-                  href={deliveriesHref({ ...props.filters, page: view.page - 1 })}
-                >
+                <Link className={buttonClass.secondary} href={deliveriesHref(props.filters, view.page - 1)}>
                   Newer
                 </Link>
               ) : null}
@@ -238,10 +189,7 @@ async function DeliveryTable(props: {
                 Page {view.page} of {view.pageCount}
               </span>
               {view.page < view.pageCount ? (
-                <Link
-                  className={buttonClass.secondary}
-                  href={deliveriesHref({ ...props.filters, page: view.page + 1 })}
-                >
+                <Link className={buttonClass.secondary} href={deliveriesHref(props.filters, view.page + 1)}>
                   Older
                 </Link>
               ) : null}

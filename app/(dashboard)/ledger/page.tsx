@@ -1,5 +1,4 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { Suspense } from "react";
 import { OutcomeBadge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
@@ -12,7 +11,6 @@ import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
 import { tenantScope, type Actor } from "@/lib/auth/actor";
-import { isAppError } from "@/lib/errors";
 import { decodeCursor } from "@/lib/listing/keyset-cursor";
 import {
   LEDGER_OUTCOMES,
@@ -21,6 +19,7 @@ import {
   type LedgerFilters,
 } from "@/lib/ledger/ledger-filters";
 import { listLedger } from "@/lib/ledger/list-ledger";
+import { orNotFound } from "../../_lib/or-not-found";
 import { requirePageActor } from "../../_lib/session";
 
 export const metadata = { title: "Ledger · Keyhook" };
@@ -31,12 +30,7 @@ export default async function LedgerPage({ searchParams }: { searchParams: Promi
   const actor = await requirePageActor("ledger.view");
   const params = await searchParams;
   const { filters, errors } = parseLedgerFilters(params);
-  try {
-    tenantScope(actor, filters.tenantId);
-  } catch (error) {
-    if (isAppError(error, "not_found")) notFound();
-    throw error;
-  }
+  await orNotFound(() => tenantScope(actor, filters.tenantId));
   const cursorParam = typeof params.cursor === "string" ? params.cursor : undefined;
   const query = ledgerFiltersToQuery(filters).toString();
   return (

@@ -2,7 +2,7 @@
 import { plural } from "@/components/ui/format";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { saveRetentionSettings } from "@/lib/overview/retention-view";
+import { saveRetentionSettings } from "@/lib/retention/save-retention-settings";
 import { action, text } from "../../_lib/run-action";
 
 // Numbers are parsed leniently here and validated by the retention service, whose message

@@ -1,5 +1,4 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { ActionForm } from "@/components/action-form";
 import { HttpStatusBadge, OutcomeBadge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
@@ -10,8 +9,8 @@ import { PageHeader } from "@/components/ui/page-header";
 import { Table, Td, Th } from "@/components/ui/table";
 import { isDriftKind, RESOLUTIONS } from "@/lib/alerts/alert-kinds";
 import { getAlert, type AlertDetail } from "@/lib/alerts/get-alert";
-import { isAppError } from "@/lib/errors";
 import { printJson } from "@/lib/json/print-json";
+import { orNotFound } from "../../../_lib/or-not-found";
 import { requirePageActor } from "../../../_lib/session";
 import { acknowledgeAlertAction, resolveAlertAction } from "../actions";
 import { AlertStateBadge, kindLabel, WhoActed } from "../alert-badges";
@@ -30,13 +29,7 @@ const resolutionHelp: Record<string, string> = {
 export default async function AlertPage({ params }: { params: Promise<{ id: string }> }) {
   const actor = await requirePageActor("alerts.view");
   const { id } = await params;
-  let alert: AlertDetail;
-  try {
-    alert = await getAlert({ actor, id });
-  } catch (error) {
-    if (isAppError(error, "not_found")) notFound();
-    throw error;
-  }
+  const alert = await orNotFound(() => getAlert({ actor, id }));
   const facts: [string, React.ReactNode][] = [
     ["Kind", kindLabel(alert.kind)],
     [

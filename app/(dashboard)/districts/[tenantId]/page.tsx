@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { ActionForm } from "@/components/action-form";
 import { Badge } from "@/components/ui/badge";
 import { EventOutcome } from "@/components/ui/event-outcome";
@@ -12,7 +11,6 @@ import { KeysetPager } from "@/components/ui/keyset-pager";
 import { PageHeader } from "@/components/ui/page-header";
 import { Table, Td, Th } from "@/components/ui/table";
 import { can } from "@/lib/auth/permissions";
-import { isAppError } from "@/lib/errors";
 import {
   getDistrict,
   INACTIVE_KEY_STATUSES,
@@ -20,6 +18,7 @@ import {
   type InactiveKeyStatus,
   type KeyView,
 } from "@/lib/keys/get-district";
+import { orNotFound } from "../../../_lib/or-not-found";
 import { requirePageActor } from "../../../_lib/session";
 import { SequenceGapsCard } from "../../_components/sequence-gaps-card";
 import { issueKeyAction, revokeKeyAction, rotateKeyAction } from "./actions";
@@ -64,13 +63,9 @@ export default async function DistrictPage({
     ? (query.keys as InactiveKeyStatus)
     : undefined;
   const inactiveCursor = typeof query.cursor === "string" ? query.cursor : undefined;
-  let district;
-  try {
-    district = await getDistrict({ actor, tenantId: decodeURIComponent(tenantId), inactiveStatus, inactiveCursor });
-  } catch (error) {
-    if (isAppError(error, "not_found")) notFound();
-    throw error;
-  }
+  const district = await orNotFound(() =>
+    getDistrict({ actor, tenantId: decodeURIComponent(tenantId), inactiveStatus, inactiveCursor }),
+  );
   const mayRevoke = can(actor, "key.revoke");
   const mayRotate = can(actor, "key.rotate");
   const basePath = `/districts/${encodeURIComponent(district.id)}`;

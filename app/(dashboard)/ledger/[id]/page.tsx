@@ -1,5 +1,4 @@
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { ActionForm } from "@/components/action-form";
 import { HttpStatusBadge, OutcomeBadge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
@@ -9,8 +8,8 @@ import { formatTime } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Table, Td, Th } from "@/components/ui/table";
 import { can } from "@/lib/auth/permissions";
-import { isAppError } from "@/lib/errors";
 import { getLedgerEvent } from "@/lib/ledger/get-ledger-event";
+import { orNotFound } from "../../../_lib/or-not-found";
 import { requirePageActor } from "../../../_lib/session";
 import { replayLocallyAction } from "../../deliveries/actions";
 
@@ -19,13 +18,7 @@ export const metadata = { title: "Event · Keyhook" };
 export default async function LedgerEventPage({ params }: { params: Promise<{ id: string }> }) {
   const actor = await requirePageActor("ledger.view");
   const { id } = await params;
-  let event;
-  try {
-    event = await getLedgerEvent({ actor, id });
-  } catch (error) {
-    if (isAppError(error, "not_found")) notFound();
-    throw error;
-  }
+  const event = await orNotFound(() => getLedgerEvent({ actor, id }));
   const facts: [string, React.ReactNode][] = [
     [
       "District",
