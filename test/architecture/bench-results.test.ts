@@ -10,12 +10,12 @@ const results = path.join(root, "bench", "results");
 // CPU profiles of bench/profile-ingest.ts: git-ignored working files.
 const IGNORED = new Set(["profiles"]);
 
-/** The benchmarks that write a result: writeResult("<name>", …) in bench/, and the fault run's report. */
+/** The benchmarks that write a result: writeResult("<name>", …) in bench/, and the fault and failover runs' reports. */
 function benchmarkNames(): string[] {
   const sources = [
     ...readdirSync(path.join(root, "bench")).map((file) => path.join("bench", file)),
     ...readdirSync(path.join(root, "bench", "support")).map((file) => path.join("bench", "support", file)),
-    path.join("faults", "report.ts"),
+    ...readdirSync(path.join(root, "faults")).map((file) => path.join("faults", file)),
   ].filter((file) => file.endsWith(".ts"));
   const names = sources.flatMap((file) => {
     const text = readFileSync(path.join(root, file), "utf8");

@@ -23,6 +23,8 @@ const OWN_TRANSACTIONS: Record<string, string> = {
   "lib/drift/run-drift-check.ts": "commits its progress after every provider page, between provider calls",
   "lib/drift/drift-job.ts": "runs runDriftCheck",
   "lib/readiness/run-readiness.ts": "its deliveries go through the running app, which must see its committed rows",
+  "lib/secrets/stored-secrets.ts":
+    "re-seals each channel in a transaction of its own, so a rotation stopped half-way keeps what it did",
   "lib/readiness/types.ts": "the readiness steps' context, handed out by run-readiness.ts",
 };
 
