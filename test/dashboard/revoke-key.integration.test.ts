@@ -79,6 +79,7 @@ describe("revokeKey", () => {
           "createdAt",
           "id",
           "prefix",
+          "recent",
           "revokeConfirmedAt",
           "revokeRequestedAt",
           "revokedAt",
@@ -86,6 +87,7 @@ describe("revokeKey", () => {
           "scopes",
           "status",
           "supersededAt",
+          "updatedAt",
           "version",
         ].sort(),
       );
