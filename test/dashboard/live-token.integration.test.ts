@@ -1,6 +1,7 @@
 // The change token open pages poll: it moves when something a page shows changes, a district
 // admin's moves only for their own district, and inactive keys page past 20 (keyset).
 import { beforeEach, describe, expect, it } from "vitest";
+import { raiseAlert, resolveAlerts } from "@/lib/alerts/upsert-alert";
 import { getDistrict, INACTIVE_KEYS_PER_PAGE, RECENT_KEY_MINUTES } from "@/lib/keys/get-district";
 import { revokeKey } from "@/lib/keys/revoke-key";
 import { changeToken, forgetSharedTokensForTests } from "@/lib/live/change-token";
@@ -40,6 +41,28 @@ describe("changeToken", () => {
     // The provider's confirmation is a new event of the district.
     await deliver(keyEvent({ type: "key.revoked", tenantId: OWN, keyId: `key_${OWN}_2`, sequence: 11 }));
     expect(await token(actors.districtAdmin)).not.toBe(afterRevoke);
+  });
+
+  it("moves when a background job raises, refreshes or resolves an alert, for the alert's district only", async () => {
+    const staffBefore = await token(actors.support);
+    const ownBefore = await token(actors.districtAdmin);
+    const otherBefore = await token(actors.otherDistrictAdmin);
+    // What the sweep, the drift check or the notifier do: no receipt, claim or audit row.
+    const subject = `drift/${OWN}/key_drifted`;
+    await raiseAlert({ kind: "drift_local_active", subject, tenantId: OWN, now: new Date() });
+    const staffRaised = await token(actors.support);
+    expect(staffRaised).not.toBe(staffBefore);
+    const ownRaised = await token(actors.districtAdmin);
+    expect(ownRaised).not.toBe(ownBefore);
+    expect(await token(actors.otherDistrictAdmin)).toBe(otherBefore);
+
+    await raiseAlert({ kind: "drift_local_active", subject, tenantId: OWN, now: new Date(Date.now() + 60_000) });
+    const ownRefreshed = await token(actors.districtAdmin);
+    expect(ownRefreshed).not.toBe(ownRaised);
+
+    await resolveAlerts({ kind: "drift_local_active", subjects: [subject], now: new Date(Date.now() + 120_000) });
+    expect(await token(actors.districtAdmin)).not.toBe(ownRefreshed);
+    expect(await token(actors.otherDistrictAdmin)).toBe(otherBefore);
   });
 
   it("polls of one scope within a second share one read", async () => {
