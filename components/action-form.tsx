@@ -1,10 +1,13 @@
 "use client";
-// A form bound to a server action that always reports the result next to the button, with an
-// optional confirmation step for actions that cannot be undone.
-import { useActionState, useCallback, useState } from "react";
-import { useFormStatus } from "react-dom";
+// A form bound to a server action that reports the result where it was asked for: an error about
+// one field under that field, anything else next to the button; with an optional confirmation
+// step for actions that cannot be undone. What was typed stays after an error (React would reset
+// the form after every action): the submit is dispatched by hand, and the form is reset only once
+// the action succeeded.
+import { startTransition, useActionState, useCallback, useEffect, useId, useRef, useState } from "react";
 import type { ActionResult } from "./action-result";
 import { useReportResult } from "./action-results";
+import { FormAnswerContext } from "./ui/field-state";
 import { buttonClass } from "./ui/fields";
 
 type Props = {
@@ -20,8 +23,7 @@ type Props = {
   disabledReason?: string;
 };
 
-function SubmitButton({ label, tone }: { label: string; tone: keyof typeof buttonClass }) {
-  const { pending } = useFormStatus();
+function SubmitButton({ label, tone, pending }: { label: string; tone: keyof typeof buttonClass; pending: boolean }) {
   return (
     <button type="submit" className={buttonClass[tone]} disabled={pending} aria-busy={pending} data-action-button>
       {pending ? "Working…" : label}
@@ -40,18 +42,47 @@ export function ActionForm({
   disabledReason,
 }: Props) {
   const report = useReportResult();
-  // Also into the page-wide region, as soon as the action answers: the re-render it causes may
-  // remove this very form (a revoked key's row has no revoke form), taking its state along.
-  const reportingAction = useCallback(
-    async (previous: ActionResult | null, form: FormData) => {
-      const outcome = await action(previous, form);
-      report(outcome);
-      return outcome;
-    },
-    [action, report],
-  );
-  const [result, formAction] = useActionState(reportingAction, null);
+  const [result, formAction, pending] = useActionState(action, null);
   const [confirming, setConfirming] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  const idPrefix = useId();
+  const [fields, setFields] = useState<ReadonlySet<string>>(() => new Set());
+  const registerField = useCallback((name: string) => {
+    setFields((current) => new Set(current).add(name));
+    return () =>
+      setFields((current) => {
+        const next = new Set(current);
+        next.delete(name);
+        return next;
+      });
+  }, []);
+  // The latest answer, for the page-wide region should this form leave the page with it.
+  const latest = useRef<ActionResult | null>(null);
+
+  useEffect(() => {
+    latest.current = result;
+    if (result?.ok) form.current?.reset();
+  }, [result]);
+  // The re-render an action causes may remove this very form (a revoked key's row loses its
+  // revoke form): its answer then goes to the page-wide region instead of vanishing with it.
+  useEffect(
+    () => () => {
+      const last = latest.current;
+      if (last && Date.now() - last.at < 30_000) report(last);
+    },
+    [report],
+  );
+
+  const submit = useCallback(
+    (event: React.FormEvent<HTMLFormElement>) => {
+      event.preventDefault();
+      setConfirming(false);
+      const data = new FormData(event.currentTarget);
+      startTransition(() => formAction(data));
+    },
+    [formAction],
+  );
+
   if (disabledReason) {
     return (
       <div className={`flex flex-col gap-1 ${className}`}>
@@ -65,48 +96,50 @@ export function ActionForm({
     );
   }
   return (
-    <form action={formAction} className={`flex flex-col gap-2 ${className}`} onSubmit={() => setConfirming(false)}>
-      {Object.entries(hidden).map(([name, value]) => (
-        <input key={name} type="hidden" name={name} value={value} />
-      ))}
-      {children}
-      {confirm && !confirming ? (
-        <div>
-          <button type="button" className={buttonClass[tone]} onClick={() => setConfirming(true)} data-action-button>
-            {submitLabel}
-          </button>
-        </div>
-      ) : null}
-      {confirm && confirming ? (
-        <div
-          role="alertdialog"
-          aria-label={confirm.prompt}
-          className="rounded-md border border-rose-200 bg-rose-50 p-3 text-sm"
-        >
-          <p className="mb-2 text-rose-900">{confirm.prompt}</p>
-          <div className="flex flex-wrap gap-2">
-            <SubmitButton label={confirm.confirmLabel} tone={tone} />
-            <button type="button" className={buttonClass.secondary} onClick={() => setConfirming(false)}>
-              Cancel
+    <FormAnswerContext.Provider value={{ result, idPrefix, registerField }}>
+      <form ref={form} action={formAction} className={`flex flex-col gap-2 ${className}`} onSubmit={submit}>
+        {Object.entries(hidden).map(([name, value]) => (
+          <input key={name} type="hidden" name={name} value={value} />
+        ))}
+        {children}
+        {confirm && !confirming ? (
+          <div>
+            <button type="button" className={buttonClass[tone]} onClick={() => setConfirming(true)} data-action-button>
+              {submitLabel}
             </button>
           </div>
-        </div>
-      ) : null}
-      {!confirm ? (
-        <div>
-          <SubmitButton label={submitLabel} tone={tone} />
-        </div>
-      ) : null}
-      {result ? (
-        <p
-          key={result.at}
-          role="status"
-          data-result={result.ok ? "ok" : "error"}
-          className={`text-sm ${result.ok ? "text-emerald-700" : "text-rose-700"}`}
-        >
-          {result.message}
-        </p>
-      ) : null}
-    </form>
+        ) : null}
+        {confirm && confirming ? (
+          <div
+            role="alertdialog"
+            aria-label={confirm.prompt}
+            className="rounded-md border border-rose-200 bg-rose-50 p-3 text-sm"
+          >
+            <p className="mb-2 text-rose-900">{confirm.prompt}</p>
+            <div className="flex flex-wrap gap-2">
+              <SubmitButton label={confirm.confirmLabel} tone={tone} pending={pending} />
+              <button type="button" className={buttonClass.secondary} onClick={() => setConfirming(false)}>
+                Cancel
+              </button>
+            </div>
+          </div>
+        ) : null}
+        {!confirm ? (
+          <div>
+            <SubmitButton label={submitLabel} tone={tone} pending={pending} />
+          </div>
+        ) : null}
+        {result && !(result.field && !result.ok && fields.has(result.field)) ? (
+          <p
+            key={result.at}
+            role="status"
+            data-result={result.ok ? "ok" : "error"}
+            className={`text-sm [overflow-wrap:anywhere] ${result.ok ? "text-emerald-700" : "text-rose-700"}`}
+          >
+            {result.message}
+          </p>
+        ) : null}
+      </form>
+    </FormAnswerContext.Provider>
   );
 }

@@ -21,6 +21,8 @@ export type AppErrorOptions = {
   challenge?: string;
   /** For "unavailable" and "rate_limited": when trying again makes sense. */
   retryAfterSeconds?: number;
+  /** For "bad_request" from a form: the field at fault (its form shows the message next to it). */
+  field?: string;
 };
 
 export class AppError extends Error {
@@ -29,6 +31,7 @@ export class AppError extends Error {
   readonly publicMessage: string;
   readonly challenge: string | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly field: string | undefined;
 
   constructor(code: AppErrorCode, publicMessage: string, options?: AppErrorOptions) {
     super(publicMessage, options?.cause === undefined ? undefined : { cause: options.cause });
@@ -37,6 +40,7 @@ export class AppError extends Error {
     this.publicMessage = publicMessage;
     this.challenge = options?.challenge;
     this.retryAfterSeconds = options?.retryAfterSeconds;
+    this.field = options?.field;
   }
 }
 

@@ -1,4 +1,7 @@
-// Form controls with their label, sized for a thumb on a phone.
+// Form controls with their label, sized for a thumb on a phone. Inside an ActionForm an error
+// the action names this field for appears under it (field-state.tsx).
+import { FieldError, FieldInput, FieldSelect } from "./field-state";
+
 const control =
   "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-sky-500 focus:outline-none focus:ring-1 focus:ring-sky-500";
 
@@ -22,19 +25,22 @@ export function TextField({
   title?: string;
 }) {
   return (
-    <label className="block text-sm font-medium text-slate-700">
-      {label}
-      <input
-        className={control}
-        name={name}
-        type={type}
-        defaultValue={defaultValue}
-        placeholder={placeholder}
-        required={required}
-        pattern={pattern}
-        title={title}
-      />
-    </label>
+    <div>
+      <label className="block text-sm font-medium text-slate-700">
+        {label}
+        <FieldInput
+          className={control}
+          name={name}
+          type={type}
+          defaultValue={defaultValue}
+          placeholder={placeholder}
+          required={required}
+          pattern={pattern}
+          title={title}
+        />
+      </label>
+      <FieldError name={name} />
+    </div>
   );
 }
 
@@ -43,23 +49,38 @@ export function SelectField({
   name,
   defaultValue,
   options,
+  required,
+  onChange,
 }: {
   label: string;
   name: string;
   defaultValue?: string;
-  options: { value: string; label: string }[];
+  /** An option with value "" and `disabled` is a placeholder the person must replace. */
+  options: { value: string; label: string; disabled?: boolean }[];
+  required?: boolean;
+  /** Only from a client component (a form whose fields depend on this one). */
+  onChange?: (value: string) => void;
 }) {
   return (
-    <label className="block text-sm font-medium text-slate-700">
-      {label}
-      <select className={control} name={name} defaultValue={defaultValue ?? ""}>
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </label>
+    <div>
+      <label className="block text-sm font-medium text-slate-700">
+        {label}
+        <FieldSelect
+          className={control}
+          name={name}
+          defaultValue={defaultValue ?? ""}
+          required={required}
+          onChange={onChange ? (event) => onChange(event.currentTarget.value) : undefined}
+        >
+          {options.map((o) => (
+            <option key={o.value} value={o.value} disabled={o.disabled}>
+              {o.label}
+            </option>
+          ))}
+        </FieldSelect>
+      </label>
+      <FieldError name={name} />
+    </div>
   );
 }
 
