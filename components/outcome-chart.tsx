@@ -35,7 +35,7 @@ export function OutcomeChart({ chart }: { chart: ChartDay[] }) {
   return (
     <figure>
       <div
-        className="grid grid-cols-[auto_1fr] gap-x-2"
+        className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-2"
         role="img"
         aria-label={`Deliveries per day by outcome, ${chart[0]?.day ?? ""} to ${chart[chart.length - 1]?.day ?? ""}: ${formatNumber(total)} in all, at most ${formatNumber(Math.max(...totals, 0))} a day`}
       >
@@ -79,7 +79,7 @@ export function OutcomeChart({ chart }: { chart: ChartDay[] }) {
           {chart.map((day, i) => (
             <span
               key={day.day}
-              className={`min-w-0 flex-1 text-center tabular-nums ${i % every.wide ? "invisible" : i % every.narrow ? "max-sm:invisible" : ""}`}
+              className={`min-w-0 flex-1 whitespace-nowrap text-center tabular-nums ${i % every.wide ? "invisible" : i % every.narrow ? "max-sm:invisible" : ""}`}
             >
               {day.day.slice(5)}
             </span>

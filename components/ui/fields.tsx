@@ -3,7 +3,7 @@
 import { FieldError, FieldInput, FieldSelect } from "./field-state";
 
 const control =
-  "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-sky-500 focus:outline-none focus:ring-1 focus:ring-sky-500";
+  "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-sky-500 focus:outline-none focus:ring-1 focus:ring-sky-500 aria-invalid:border-rose-500";
 
 export function TextField({
   label,

@@ -2,7 +2,7 @@
 // Role and district together, so the form can never hold a pair the service refuses: a district
 // admin must choose their district (there is no default: a wrong one would show them another
 // district's keys), staff have none (they see every district).
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { SelectField } from "@/components/ui/fields";
 import { ROLE_OPTIONS } from "@/components/ui/role-names";
 
@@ -18,8 +18,17 @@ export function RoleDistrictFields({
   defaultTenantId: string | null;
 }) {
   const [role, setRole] = useState(defaultRole);
+  // The form resets itself after a success: the district field follows the role back.
+  const marker = useRef<HTMLSpanElement>(null);
+  useEffect(() => {
+    const form = marker.current?.closest("form");
+    const onReset = () => setRole(defaultRole);
+    form?.addEventListener("reset", onReset);
+    return () => form?.removeEventListener("reset", onReset);
+  }, [defaultRole]);
   return (
     <>
+      <span ref={marker} hidden />
       <SelectField label="Role" name="role" defaultValue={defaultRole} options={ROLE_OPTIONS} onChange={setRole} />
       {role === "district_admin" ? (
         <SelectField
