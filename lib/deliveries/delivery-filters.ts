@@ -1,0 +1,61 @@
+// The Deliveries page's filters, read one way by the list, its dry run and its bulk redelivery:
+// the forms carry the same parameters as the page's address, so a bulk action acts on exactly
+// the rows the list showed. Bad input becomes messages for the form, never an exception.
+import { firstParam, parseUtcDateTime, utcQueryValue, type QueryParams } from "../listing/query-filters";
+import { DELIVERY_STATUSES, type DeliveryStatusFilter } from "./list-deliveries";
+
+export type DeliveryFilters = {
+  since: Date;
+  until: Date;
+  /** No To was given: the window ends now (this second included). */
+  openEnded: boolean;
+  tenantId?: string;
+  eventId?: string;
+  status: DeliveryStatusFilter;
+};
+
+/** Second precision; no From: the last 24 hours; no To: now. */
+export function parseDeliveryFilters(
+  params: QueryParams,
+  now = new Date(),
+): { filters: DeliveryFilters; errors: string[] } {
+  const errors: string[] = [];
+  const nowSecond = Math.floor(now.getTime() / 1000) * 1000;
+  const since = parseUtcDateTime(firstParam(params.from), "From", errors) ?? new Date(nowSecond - 24 * 3_600_000);
+  const explicitUntil = parseUtcDateTime(firstParam(params.to), "To", errors);
+  // "now" includes the current second (the window's end is exclusive).
+  const until = explicitUntil ?? new Date(nowSecond + 1000);
+  if (since >= until) errors.push("From must be before To.");
+  const rawStatus = firstParam(params.status) ?? "all";
+  const status = (DELIVERY_STATUSES as readonly string[]).includes(rawStatus)
+    ? (rawStatus as DeliveryStatusFilter)
+    : "all";
+  if (status !== rawStatus) errors.push(`Status must be one of ${DELIVERY_STATUSES.join(", ")}.`);
+  return {
+    filters: {
+      since,
+      until,
+      openEnded: !explicitUntil,
+      tenantId: firstParam(params.tenant)?.slice(0, 200),
+      eventId: firstParam(params.event)?.slice(0, 200),
+      status,
+    },
+    errors,
+  };
+}
+
+/**
+ * The filters as parameters (the defaults left out). `pinned`: the window's end written out even
+ * when open-ended, so a form submitted later means the window the page showed, not a later one.
+ */
+export function deliveryFilterParams(
+  filters: DeliveryFilters,
+  options: { pinned?: boolean } = {},
+): Record<string, string> {
+  const params: Record<string, string> = { from: utcQueryValue(filters.since) };
+  if (!filters.openEnded || options.pinned) params.to = utcQueryValue(filters.until);
+  if (filters.status !== "all") params.status = filters.status;
+  if (filters.tenantId) params.tenant = filters.tenantId;
+  if (filters.eventId) params.event = filters.eventId;
+  return params;
+}
