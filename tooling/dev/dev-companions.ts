@@ -43,6 +43,10 @@ export function startDevCompanions(options: {
     children.push(
       startChild("simulator/main.ts", {
         PROVIDER_SIM_DEMO: "1",
+        // next dev compiles the webhook route on its first request, which can take longer than a
+        // provider's usual 15 s on a busy machine: the first delivery waits instead of failing and
+        // being retried five minutes later.
+        ...(options.mode === "dev" ? { PROVIDER_SIM_DELIVERY_TIMEOUT_MS: "90000" } : {}),
         PROVIDER_SIM_FAULTS: DEMO_FAULTS,
         // The app verifies with WEBHOOK_SECRETS: sign with the first of them.
         PROVIDER_SIM_SECRET: config.WEBHOOK_SECRETS[0],
