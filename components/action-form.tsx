@@ -42,7 +42,14 @@ export function ActionForm({
   disabledReason,
 }: Props) {
   const report = useReportResult();
-  const [result, formAction, pending] = useActionState(action, null);
+  // The latest answer, for the page-wide region should this form leave the page with it. Kept
+  // as the action answers: the re-render it causes may unmount the form in the same commit.
+  const latest = useRef<ActionResult | null>(null);
+  const remembering = useCallback(
+    async (previous: ActionResult | null, data: FormData) => (latest.current = await action(previous, data)),
+    [action],
+  );
+  const [result, formAction, pending] = useActionState(remembering, null);
   const [confirming, setConfirming] = useState(false);
   const form = useRef<HTMLFormElement>(null);
   const idPrefix = useId();
@@ -56,11 +63,7 @@ export function ActionForm({
         return next;
       });
   }, []);
-  // The latest answer, for the page-wide region should this form leave the page with it.
-  const latest = useRef<ActionResult | null>(null);
-
   useEffect(() => {
-    latest.current = result;
     if (result?.ok) form.current?.reset();
   }, [result]);
   // The re-render an action causes may remove this very form (a revoked key's row loses its

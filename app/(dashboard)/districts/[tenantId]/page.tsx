@@ -253,7 +253,7 @@ function KeysTable({
       </thead>
       <tbody className="divide-y divide-slate-100">
         {keys.map((key) => (
-          <tr key={key.id} data-key-id={key.id}>
+          <tr key={key.id} data-key-id={key.id} data-key-status={key.status}>
             <Td>
               <div className="break-all font-mono text-xs">{key.id}</div>
               <div className="font-mono text-xs text-slate-500">{key.prefix ? `${key.prefix}…` : "—"}</div>
