@@ -4,8 +4,8 @@
 #   npm ci → npm run build (next build + server/build-standalone.ts) → node keyhook-start.mjs
 # from a copy of .next/standalone. Not built here: these machines have no container engine.
 
-# The runtime: Node 24 LTS, the release in .node-version (a guard test keeps the two equal; CI runs
-# the standalone artifact on it, tooling/ci/node-runtime.sh). Node 20 is past its end of life, and
+# The runtime: Node 24 LTS, the release in .node-version (a guard test keeps the two equal; dev, CI
+# and the tests run on it too, docs/decisions/0017-one-node-runtime.md). Node 20 is past its end of life, and
 # 24 spends a fifth less CPU per ingested event (docs/decisions/0015-node-24-runtime.md).
 ARG NODE_VERSION=24.22.3
 

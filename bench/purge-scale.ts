@@ -2,7 +2,7 @@
 // asserts nothing.
 //   0. the database: the dashboard benchmark's fill (test/support/fill-scale.ts, 10,000,000 claims
 //      + 10,000,000 receipts over 14 days, 100,000 districts) in .data/bench-postgres, reused when
-//      its label matches (a copy of another worktree's fill works: see README), else filled here;
+//      its label matches (a copy of another worktree's fill works: see docs/performance.md), else filled here;
 //   1. picks the night: `now` = the oldest claim + the 14-day window + BENCH_PURGE_HOURS (24), with
 //      payloads kept 13 days, so the purge deletes one day of claims and receipts and clears one day
 //      of payloads — a steady-state night, not a first purge of a week of payloads;
