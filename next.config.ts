@@ -7,6 +7,10 @@ const nextConfig: NextConfig = {
   // One deployable folder (.next/standalone) with the node_modules the server needs and no dev
   // dependencies; server/build-standalone.ts completes it (static files, migrations, entries).
   output: "standalone",
+  // `npm run dev` prints 127.0.0.1 addresses (the simulator, the worker's webhook URL): a page
+  // opened there must hydrate too. next dev refuses its dev resources to any origin but localhost
+  // unless listed; loopback is the same machine.
+  allowedDevOrigins: ["127.0.0.1"],
 };
 
 export default nextConfig;

@@ -134,8 +134,16 @@ describe("README: Try it", () => {
     // What a newcomer sees first: the sign-in page offers the demo accounts (development only).
     await page.goto("/signin");
     await page.getByRole("heading", { name: "Demo sign-ins (development only)" }).waitFor();
-    await page.getByRole("button", { name: /admin@keyhook\.test/ }).click();
-    expect(await page.getByLabel("Password").inputValue()).toBe(DEMO_PASSWORD);
+    // next dev hydrates the page a while after it shows: until then the button does nothing.
+    await expectSoon(
+      async () => {
+        await page.getByRole("button", { name: /admin@keyhook\.test/ }).click();
+        return (await page.getByLabel("Password").inputValue()) === DEMO_PASSWORD;
+      },
+      "choosing a demo account fills the form",
+      120_000,
+    );
+    expect(await page.getByLabel("Email").inputValue()).toBe("admin@keyhook.test");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(/\/overview$/, { timeout: 180_000 });
 
@@ -165,6 +173,16 @@ describe("README: Try it", () => {
       expect(truth.tenants, tenantId).toEqual([]);
       await page.goto(`/districts/${tenantId}`);
       await page.getByTestId("no-gaps").waitFor();
+      // What the reader ends up looking at, at a laptop's and a phone's width.
+      for (const [width, height] of [
+        [1280, 800],
+        [390, 844],
+      ] as const) {
+        await page.setViewportSize({ width, height });
+        expect(await page.evaluate((w) => document.documentElement.scrollWidth - w, width)).toBeLessThanOrEqual(0);
+        await page.screenshot({ path: `e2e/artifacts/try-it-${tenantId}-${width}.png`, fullPage: true });
+      }
+      await page.setViewportSize({ width: 1280, height: 800 });
     }
   }, 600_000);
 });
