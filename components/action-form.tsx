@@ -86,7 +86,20 @@ export function ActionForm({
     [formAction],
   );
 
+  const answer =
+    result && !(result.field && !result.ok && fields.has(result.field)) ? (
+      <p
+        key={result.at}
+        role="status"
+        data-result={result.ok ? "ok" : "error"}
+        className={`text-sm [overflow-wrap:anywhere] ${result.ok ? "text-emerald-700" : "text-rose-700"}`}
+      >
+        {result.message}
+      </p>
+    ) : null;
   if (disabledReason) {
+    // Also after an action made itself pointless (a bulk redelivery leaves nothing to redeliver):
+    // its answer stays in view.
     return (
       <div className={`flex flex-col gap-1 ${className}`}>
         <div>
@@ -95,6 +108,7 @@ export function ActionForm({
           </button>
         </div>
         <p className="text-xs text-slate-500">{disabledReason}</p>
+        {answer}
       </div>
     );
   }
@@ -132,16 +146,7 @@ export function ActionForm({
             <SubmitButton label={submitLabel} tone={tone} pending={pending} />
           </div>
         ) : null}
-        {result && !(result.field && !result.ok && fields.has(result.field)) ? (
-          <p
-            key={result.at}
-            role="status"
-            data-result={result.ok ? "ok" : "error"}
-            className={`text-sm [overflow-wrap:anywhere] ${result.ok ? "text-emerald-700" : "text-rose-700"}`}
-          >
-            {result.message}
-          </p>
-        ) : null}
+        {answer}
       </form>
     </FormAnswerContext.Provider>
   );

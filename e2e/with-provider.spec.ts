@@ -158,7 +158,9 @@ test("bulk redelivery: the dry run names exactly the listed failed rows, the run
 
   await bulk.getByRole("button", { name: "Redeliver 2 failed deliveries" }).click();
   await bulk.getByRole("button", { name: "Yes, redeliver" }).click();
-  await expect(bulk.getByRole("status").last()).toContainText("The provider is redelivering 2 failed deliveries");
+  await expect(
+    bulk.getByRole("status").filter({ hasText: "The provider is redelivering 2 failed deliveries" }),
+  ).toBeVisible();
   const redelivered = await apiCalls(/\/redeliver$/);
   expect(redelivered).toHaveLength(2);
   // Each by its latest attempt (.../deliveries/<hook>/<attempt>/redeliver), and only this list's rows.
