@@ -187,9 +187,15 @@ function BulkRedeliveryCard({ filters, view }: { filters: DeliveryFilters; view:
     <Card title="Bulk redelivery of this list's failed deliveries" className="mt-6">
       <p className="mb-3 text-sm text-slate-600">
         Asks the provider to send again every delivery of the list above that failed at the provider, on every page of
-        it (<span data-testid="bulk-window">{scope}</span>):{" "}
-        <strong data-testid="bulk-count">{plural(count, "failed delivery", "failed deliveries")}</strong>. Change which
-        with the filters; name them first with a dry run.
+        it (<span data-testid="bulk-window">{scope}</span>)
+        {unavailable ? (
+          "."
+        ) : (
+          <>
+            : <strong data-testid="bulk-count">{plural(count, "failed delivery", "failed deliveries")}</strong>. Change
+            which with the filters; name them first with a dry run.
+          </>
+        )}
       </p>
       {unavailable ? (
         <p className="text-sm text-slate-700" data-testid="bulk-unavailable">
