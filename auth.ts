@@ -105,6 +105,15 @@ function buildAuthOptions(): NextAuthOptions {
     jwt: { maxAge: SESSION_MAX_AGE_SECONDS },
     useSecureCookies: cookie.options.secure,
     cookies: { sessionToken: cookie },
+    logger: {
+      // `npm run dev` answers wherever it is opened (localhost, 127.0.0.1, a LAN address), so the
+      // origin comes from each request on purpose; next-auth would say so on every request.
+      // Anywhere else a missing NEXTAUTH_URL is worth the line.
+      warn(code) {
+        if (code === "NEXTAUTH_URL" && config.NODE_ENV === "development") return;
+        log.warn("next-auth warning", { code, see: `https://next-auth.js.org/warnings#${code.toLowerCase()}` });
+      },
+    },
     callbacks: {
       async signIn({ user, account }) {
         if (account?.provider !== OIDC_PROVIDER_ID) return true;

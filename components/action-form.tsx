@@ -1,13 +1,13 @@
 "use client";
-// A form bound to a server action that always reports the result next to the button (or, for an
-// error about one field, under that field), with an optional confirmation step for actions that
-// cannot be undone. A refused form keeps what was typed: React resets a form after its action,
-// so the submitted values are put back.
-import { useActionState, useCallback, useEffect, useRef, useState } from "react";
-import { useFormStatus } from "react-dom";
+// A form bound to a server action that reports the result where it was asked for: an error about
+// one field under that field, anything else next to the button; with an optional confirmation
+// step for actions that cannot be undone. What was typed stays after an error (React would reset
+// the form after every action): the submit is dispatched by hand, and the form is reset only once
+// the action succeeded.
+import { startTransition, useActionState, useCallback, useEffect, useId, useRef, useState } from "react";
 import type { ActionResult } from "./action-result";
 import { useReportResult } from "./action-results";
-import { FormResultContext } from "./field-error";
+import { FormAnswerContext } from "./ui/field-state";
 import { buttonClass } from "./ui/fields";
 
 type Props = {
@@ -23,11 +23,7 @@ type Props = {
   disabledReason?: string;
 };
 
-/** Inputs whose value is not what was typed (or must not come back, a password). */
-const NOT_RESTORED = new Set(["checkbox", "radio", "file", "hidden", "password", "submit", "button"]);
-
-function SubmitButton({ label, tone }: { label: string; tone: keyof typeof buttonClass }) {
-  const { pending } = useFormStatus();
+function SubmitButton({ label, tone, pending }: { label: string; tone: keyof typeof buttonClass; pending: boolean }) {
   return (
     <button type="submit" className={buttonClass[tone]} disabled={pending} aria-busy={pending} data-action-button>
       {pending ? "Working…" : label}
@@ -46,39 +42,64 @@ export function ActionForm({
   disabledReason,
 }: Props) {
   const report = useReportResult();
-  const formRef = useRef<HTMLFormElement>(null);
-  const submitted = useRef<FormData | null>(null);
-  // Also into the page-wide region, as soon as the action answers: the re-render it causes may
-  // remove this very form (a revoked key's row has no revoke form), taking its state along.
-  const reportingAction = useCallback(
-    async (previous: ActionResult | null, form: FormData) => {
-      submitted.current = form;
-      const outcome = await action(previous, form);
-      report(outcome);
-      return outcome;
-    },
-    [action, report],
+  // The latest answer, for the page-wide region should this form leave the page with it. Kept
+  // as the action answers: the re-render it causes may unmount the form in the same commit.
+  const latest = useRef<ActionResult | null>(null);
+  const remembering = useCallback(
+    async (previous: ActionResult | null, data: FormData) => (latest.current = await action(previous, data)),
+    [action],
   );
-  const [result, formAction] = useActionState(reportingAction, null);
+  const [result, formAction, pending] = useActionState(remembering, null);
   const [confirming, setConfirming] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  const idPrefix = useId();
+  const [fields, setFields] = useState<ReadonlySet<string>>(() => new Set());
+  const registerField = useCallback((name: string) => {
+    setFields((current) => new Set(current).add(name));
+    return () =>
+      setFields((current) => {
+        const next = new Set(current);
+        next.delete(name);
+        return next;
+      });
+  }, []);
   useEffect(() => {
-    const form = formRef.current;
-    if (!form || !result) return;
-    for (const element of Array.from(form.elements)) {
-      if (!(
-        element instanceof HTMLInputElement ||
-        element instanceof HTMLSelectElement ||
-        element instanceof HTMLTextAreaElement
-      ))
-        continue;
-      const typed = submitted.current?.get(element.name);
-      if (!result.ok && typeof typed === "string" && !NOT_RESTORED.has(element.type)) element.value = typed;
-      if (element.name && element.name === result.field && !result.ok) element.setAttribute("aria-invalid", "true");
-      else element.removeAttribute("aria-invalid");
-    }
-    if (!result.ok && result.field) (form.elements.namedItem(result.field) as HTMLElement | null)?.focus();
+    if (result?.ok) form.current?.reset();
   }, [result]);
+  // The re-render an action causes may remove this very form (a revoked key's row loses its
+  // revoke form): its answer then goes to the page-wide region instead of vanishing with it.
+  useEffect(
+    () => () => {
+      const last = latest.current;
+      if (last && Date.now() - last.at < 30_000) report(last);
+    },
+    [report],
+  );
+
+  const submit = useCallback(
+    (event: React.FormEvent<HTMLFormElement>) => {
+      event.preventDefault();
+      setConfirming(false);
+      const data = new FormData(event.currentTarget);
+      startTransition(() => formAction(data));
+    },
+    [formAction],
+  );
+
+  const answer =
+    result && !(result.field && !result.ok && fields.has(result.field)) ? (
+      <p
+        key={result.at}
+        role="status"
+        data-result={result.ok ? "ok" : "error"}
+        className={`text-sm [overflow-wrap:anywhere] ${result.ok ? "text-emerald-700" : "text-rose-700"}`}
+      >
+        {result.message}
+      </p>
+    ) : null;
   if (disabledReason) {
+    // Also after an action made itself pointless (a bulk redelivery leaves nothing to redeliver):
+    // its answer stays in view.
     return (
       <div className={`flex flex-col gap-1 ${className}`}>
         <div>
@@ -87,17 +108,13 @@ export function ActionForm({
           </button>
         </div>
         <p className="text-xs text-slate-500">{disabledReason}</p>
+        {answer}
       </div>
     );
   }
   return (
-    <FormResultContext.Provider value={result}>
-      <form
-        ref={formRef}
-        action={formAction}
-        className={`flex flex-col gap-2 ${className}`}
-        onSubmit={() => setConfirming(false)}
-      >
+    <FormAnswerContext.Provider value={{ result, idPrefix, registerField }}>
+      <form ref={form} action={formAction} className={`flex flex-col gap-2 ${className}`} onSubmit={submit}>
         {Object.entries(hidden).map(([name, value]) => (
           <input key={name} type="hidden" name={name} value={value} />
         ))}
@@ -117,7 +134,7 @@ export function ActionForm({
           >
             <p className="mb-2 text-rose-900">{confirm.prompt}</p>
             <div className="flex flex-wrap gap-2">
-              <SubmitButton label={confirm.confirmLabel} tone={tone} />
+              <SubmitButton label={confirm.confirmLabel} tone={tone} pending={pending} />
               <button type="button" className={buttonClass.secondary} onClick={() => setConfirming(false)}>
                 Cancel
               </button>
@@ -126,20 +143,11 @@ export function ActionForm({
         ) : null}
         {!confirm ? (
           <div>
-            <SubmitButton label={submitLabel} tone={tone} />
+            <SubmitButton label={submitLabel} tone={tone} pending={pending} />
           </div>
         ) : null}
-        {result && (result.ok || !result.field) ? (
-          <p
-            key={result.at}
-            role="status"
-            data-result={result.ok ? "ok" : "error"}
-            className={`text-sm ${result.ok ? "text-emerald-700" : "text-rose-700"}`}
-          >
-            {result.message}
-          </p>
-        ) : null}
+        {answer}
       </form>
-    </FormResultContext.Provider>
+    </FormAnswerContext.Provider>
   );
 }

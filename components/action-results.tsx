@@ -1,9 +1,10 @@
 "use client";
-// Every action's result also lands here, in a region fixed to the bottom of the screen: it is
-// where the user is looking whatever the page re-renders underneath (a revoked key's row moves
-// to the inactive list and its form is gone; a live refresh redraws the page). It lives in the
-// dashboard layout, so it survives refreshes and navigations until dismissed.
-import { createContext, useCallback, useContext, useMemo, useState } from "react";
+// An action's result lands here, in a region fixed to the bottom of the screen, only when the form
+// that asked is gone before its answer could be read there (the re-render it caused removed it,
+// or the person navigated away): an answer shown next to its form is not repeated over the
+// content. It lives in the dashboard layout, so it survives refreshes and navigations; a success
+// leaves by itself after a few seconds, an error stays until dismissed.
+import { createContext, useCallback, useContext, useEffect, useMemo, useState } from "react";
 
 export type ReportedResult = { ok: boolean; message: string; at: number };
 
@@ -14,6 +15,7 @@ export function useReportResult(): (result: ReportedResult) => void {
 }
 
 const MAX_SHOWN = 3;
+const SUCCESS_SHOWN_MS = 8_000;
 
 export function ActionResults({ children }: { children: React.ReactNode }) {
   const [results, setResults] = useState<ReportedResult[]>([]);
@@ -24,7 +26,14 @@ export function ActionResults({ children }: { children: React.ReactNode }) {
         : [result, ...current].slice(0, MAX_SHOWN),
     );
   }, []);
-  const dismiss = (result: ReportedResult) => setResults((current) => current.filter((r) => r !== result));
+  const dismiss = useCallback(
+    (result: ReportedResult) => setResults((current) => current.filter((r) => r !== result)),
+    [],
+  );
+  useEffect(() => {
+    const timers = results.filter((r) => r.ok).map((r) => setTimeout(() => dismiss(r), SUCCESS_SHOWN_MS));
+    return () => timers.forEach(clearTimeout);
+  }, [results, dismiss]);
   const value = useMemo(() => report, [report]);
   return (
     <ResultsContext.Provider value={value}>

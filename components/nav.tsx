@@ -2,6 +2,7 @@ import Link from "next/link";
 import type { Actor } from "@/lib/auth/actor";
 import { can, type Permission } from "@/lib/auth/permissions";
 import { LiveRefresh } from "./live-refresh";
+import { ROLE_NAMES } from "./ui/role-names";
 import { SignOutButton } from "./sign-out-button";
 
 const items: { href: string; label: string; permission: Permission }[] = [
@@ -18,8 +19,6 @@ const items: { href: string; label: string; permission: Permission }[] = [
   { href: "/settings", label: "Settings", permission: "settings.view" },
 ];
 
-const roleNames = { district_admin: "District admin", support: "Support", platform_admin: "Platform admin" } as const;
-
 // Only the pages this role may open are linked; the pages check again themselves.
 export function Nav({ actor, renderedAt }: { actor: Actor; renderedAt: string }) {
   return (
@@ -33,7 +32,7 @@ export function Nav({ actor, renderedAt }: { actor: Actor; renderedAt: string })
         </div>
         <div className="flex min-w-0 items-center justify-between gap-3 text-sm text-slate-600">
           <span data-testid="signed-in-as" className="min-w-0 break-words text-xs sm:text-sm">
-            {actor.email} · {roleNames[actor.role]}
+            {actor.email} · {ROLE_NAMES[actor.role]}
             {actor.tenantId ? ` · ${actor.tenantId}` : ""}
           </span>
           <SignOutButton />

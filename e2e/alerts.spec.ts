@@ -3,11 +3,21 @@
 // district's admin never sees it; a platform admin asks for a drift check. No worker runs in the
 // browser tests, so the spec runs the alert sweep itself (`npm run alerts -- sweep`) on the
 // server's database.
-import { execFileSync } from "node:child_process";
 import AxeBuilder from "@axe-core/playwright";
 import { type Page } from "@playwright/test";
 import pg from "pg";
-import { expect, expectConsoleError, test, apiAs, deliverSigned, screenshot, signIn, USERS } from "./support";
+import {
+  expect,
+  expectConsoleError,
+  test,
+  apiAs,
+  deliverSigned,
+  E2E_DATABASE_URL,
+  screenshot,
+  signIn,
+  sweepAlerts as sweep,
+  USERS,
+} from "./support";
 
 const sizes = [
   { name: "desktop", width: 1280, height: 800 },
@@ -26,16 +36,6 @@ async function expectAxeClean(page: Page) {
   const axe = await new AxeBuilder({ page }).analyze();
   const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-}
-
-const databaseUrl = `postgresql://keyhook:keyhook@127.0.0.1:${Number(process.env.E2E_PG_PORT ?? 54531)}/keyhook`;
-
-/** The sweep the worker would run, on the database the e2e server uses (playwright.config.ts). */
-function sweep() {
-  execFileSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/alerts.ts", "sweep"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" },
-    stdio: "pipe",
-  });
 }
 
 test("a storm from one misrouted key is one alert; the district admin acknowledges and resolves it", async ({
@@ -137,7 +137,7 @@ test("a drift alert shows both sides and the events that explain it; resolving i
 }) => {
   // No provider runs in the browser tests: the row a drift check would write, as it writes it
   // (lib/drift/run-drift-check.ts), for the demo district's first key (rotated here long ago).
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = new pg.Client({ connectionString: E2E_DATABASE_URL });
   await client.connect();
   const details = {
     summary: "key_mv_01 is active at the provider but rotated here",

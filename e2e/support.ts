@@ -1,7 +1,8 @@
 // What the journeys share: the `test` every spec imports (it fails a test on any Content-Security-
 // Policy violation or console error in any page the test opens), signing in as a demo user,
-// playing the provider's part (a signed webhook, exactly as the provider would send it), and
-// saving screenshots as artifacts.
+// playing the provider's part (a signed webhook, exactly as the provider would send it), running
+// a background job the worker would run, and saving screenshots as artifacts (at both widths).
+import { execFileSync } from "node:child_process";
 import {
   test as base,
   expect,
@@ -121,4 +122,35 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   // Wait for streamed sections to replace their loading skeletons.
   await expect(page.locator(".animate-pulse")).toHaveCount(0);
   await page.screenshot({ path: `e2e/artifacts/${name}.png`, fullPage: true });
+}
+
+/** The database the e2e server uses (playwright.config.ts: embedded PostgreSQL in .data/e2e). */
+export const E2E_DATABASE_URL = `postgresql://keyhook:keyhook@127.0.0.1:${Number(process.env.E2E_PG_PORT ?? 54531)}/keyhook`;
+
+/** One alert sweep, as the worker would run it, on the e2e server's database (no worker runs here). */
+export function sweepAlerts(): void {
+  execFileSync(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/alerts.ts", "sweep"], {
+    env: { ...process.env, DATABASE_URL: E2E_DATABASE_URL, LOG_LEVEL: "warn" },
+    stdio: "pipe",
+  });
+}
+
+export const WIDTHS = [
+  { name: "1280", width: 1280, height: 800 },
+  { name: "390", width: 390, height: 844 },
+] as const;
+
+/** Screenshots of the page as it is at 1280×800 and at 390×844 (back to 1280 after). */
+export async function screenshotBothWidths(page: Page, name: string): Promise<void> {
+  for (const size of WIDTHS) {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await screenshot(page, `${name}-${size.name}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** How far the document is wider than the viewport (a phone zooms out rather than report it in clientWidth). */
+export async function sidewaysOverflow(page: Page): Promise<number> {
+  const viewport = page.viewportSize()!.width;
+  return page.evaluate((width) => document.documentElement.scrollWidth - width, viewport);
 }

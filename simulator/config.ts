@@ -35,7 +35,7 @@ export function simulatorDataDir(source: Record<string, string | undefined>): st
 
 const schema = z.object({
   PROVIDER_SIM_HOST: z.string().default("127.0.0.1"),
-  /** 0 picks a free port (tests); the chosen port is printed as {"port":N}. Unset: PROVIDER_URL's port. */
+  /** 0 picks a free port (tests) and prints it as {"port":N} on stdout. Unset: PROVIDER_URL's port. */
   PROVIDER_SIM_PORT: wholeNumber()
     .pipe(z.number().int().min(0, "must be at least 0").max(65535, "must be at most 65535"))
     .optional(),
@@ -66,11 +66,16 @@ const schema = z.object({
   PROVIDER_SIM_SEED: wholeNumber().optional(),
   /** JSON object of fault knobs (simulator/faults.ts). */
   PROVIDER_SIM_FAULTS: z.string().optional(),
-  /** Comma-separated tenants to stream realistic events for (npm run dev sets the demo districts). */
+  /** Comma-separated tenants to stream realistic events for (unset with PROVIDER_SIM_DEMO=1: the demo districts). */
   PROVIDER_SIM_STREAM_TENANTS: z.string().optional(),
+  /** The mean time between two background key operations on ONE streamed tenant (minutes to hours apart). */
   PROVIDER_SIM_STREAM_INTERVAL_MS: wholeNumber()
-    .pipe(z.number().min(100, "must be at least 100").max(3_600_000, "must be at most 3600000"))
-    .default(15_000),
+    .pipe(z.number().min(100, "must be at least 100").max(86_400_000, "must be at most 86400000"))
+    .default(2_700_000),
+  /** The stream leaves a tenant alone this long after a person changed its keys through the API. */
+  PROVIDER_SIM_QUIET_MS: wholeNumber()
+    .pipe(z.number().min(0, "must be at least 0").max(86_400_000, "must be at most 86400000"))
+    .default(3_600_000),
   /** Start the demo districts from the app's demo seed history (lib/demo/seed-demo-data.ts). */
   PROVIDER_SIM_DEMO: z.enum(["0", "1"]).default("0"),
 });
@@ -86,8 +91,10 @@ export type SimConfig = {
   concurrency: number;
   seed: number;
   faults: Faults;
-  streamTenants: string[];
+  /** Explicit PROVIDER_SIM_STREAM_TENANTS; null: the demo districts when `demo`, else none. */
+  streamTenants: string[] | null;
   streamIntervalMs: number;
+  quietMs: number;
   demo: boolean;
 };
 
@@ -117,11 +124,14 @@ export function readSimConfig(source: Record<string, string | undefined>): SimCo
     concurrency: c.PROVIDER_SIM_CONCURRENCY,
     seed: c.PROVIDER_SIM_SEED ?? Math.floor(Math.random() * 2 ** 31),
     faults,
-    streamTenants: (c.PROVIDER_SIM_STREAM_TENANTS ?? "")
-      .split(",")
-      .map((t) => t.trim())
-      .filter(Boolean),
+    streamTenants:
+      c.PROVIDER_SIM_STREAM_TENANTS === undefined
+        ? null
+        : c.PROVIDER_SIM_STREAM_TENANTS.split(",")
+            .map((t) => t.trim())
+            .filter(Boolean),
     streamIntervalMs: c.PROVIDER_SIM_STREAM_INTERVAL_MS,
+    quietMs: c.PROVIDER_SIM_QUIET_MS,
     demo: c.PROVIDER_SIM_DEMO === "1",
   };
 }

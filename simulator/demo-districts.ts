@@ -6,6 +6,11 @@ import type { SimKey, SimTenant } from "./model";
 import type { SimProvider } from "./provider";
 import type { SimStore } from "./store";
 
+/** The demo districts, in the seed's order: the tenants `npm run dev` streams events for. */
+export function demoDistrictIds(): string[] {
+  return [...new Set(DEMO_KEY_HISTORY.map((event) => event.tenantId))];
+}
+
 export function importDemoDistricts(store: SimStore, provider: SimProvider): string[] {
   const tenants = new Map<string, SimTenant>();
   const keys = new Map<string, SimKey>();

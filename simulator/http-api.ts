@@ -10,7 +10,7 @@
 //   GET    /_sim/faults  PUT /_sim/faults     fault knobs (simulator/faults.ts); PUT merges a partial object
 //   POST   /_sim/emit    {count, tenants?: string[] | tenantCount?: n, tenantPrefix?}
 //                                             emits `count` realistic key events → {emitted, event_ids}
-//   POST   /_sim/stream  {tenants, interval_ms}   start the slow background stream; DELETE stops it
+//   POST   /_sim/stream  {tenants, interval_ms?, quiet_ms?}   start the background churn; DELETE stops it
 //   GET    /_sim/truth[?tenant=ID]            the provider's own keys and sequences per tenant
 //   GET    /_sim/stats                        events, messages by status, attempts, queue
 //   GET    /_sim/api-calls[?idempotency_key=K]  the API calls received (newest last), to count effects
@@ -35,7 +35,7 @@ import { faultsSchema, type Faults } from "./faults";
 import type { SimAttempt, SimHook, SimKey } from "./model";
 import { SimApiError, type KeyChange, type SimProvider } from "./provider";
 import type { SimStore } from "./store";
-import { emitMany, startStream } from "./stream";
+import { emitMany, startStream, tenantOfKeyCall, type CustomerActivity } from "./stream";
 
 type Answer = { status: number; body: unknown; headers?: Record<string, string> };
 
@@ -56,6 +56,9 @@ export type HttpApiContext = {
   faults: { get(): Faults; set(next: Faults): void };
   random: () => number;
   streamIntervalMs: number;
+  quietMs: number;
+  /** Key calls of the API are a person's doing: the churn leaves their tenant alone for a while. */
+  activity: CustomerActivity;
 };
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -116,6 +119,7 @@ const emitBody = z.object({
 const streamBody = z.object({
   tenants: z.array(z.string().min(1)).min(1),
   interval_ms: z.number().int().min(100).optional(),
+  quiet_ms: z.number().int().min(0).optional(),
 });
 
 export function createRequestHandler(context: HttpApiContext) {
@@ -251,6 +255,8 @@ export function createRequestHandler(context: HttpApiContext) {
         provider,
         tenants: input.tenants,
         intervalMs: input.interval_ms ?? context.streamIntervalMs,
+        quietMs: input.quiet_ms ?? context.quietMs,
+        activity: context.activity,
         hasHook: () => store.hooks.size > 0,
         random: context.random,
       });
@@ -468,6 +474,8 @@ export function createRequestHandler(context: HttpApiContext) {
       result = error(500, "internal", "internal error");
     }
     const path = (req.url ?? "/").split("?")[0]!;
+    const keyTenant = req.method === "POST" && result.status < 300 ? tenantOfKeyCall(path) : null;
+    if (keyTenant) context.activity.note(keyTenant, Date.now());
     if (path.startsWith("/v1/")) {
       const key = req.headers["idempotency-key"];
       apiCalls.push({

@@ -3,16 +3,16 @@
 // once on a retry schedule, injects faults on demand, and keeps its state in an ndjson journal
 // (simulator/store.ts) so keys, sequences and delivery history survive its restart.
 // Settings: simulator/config.ts. Control endpoints: simulator/http-api.ts.
-// Prints one line {"port":N} on stdout once listening (tests start it with PROVIDER_SIM_PORT=0).
+// With PROVIDER_SIM_PORT=0 (tests) it prints one line {"port":N} on stdout once listening.
 import { createServer } from "node:http";
 import { readSimConfig } from "./config";
-import { importDemoDistricts } from "./demo-districts";
+import { demoDistrictIds, importDemoDistricts } from "./demo-districts";
 import { Dispatcher } from "./dispatcher";
 import { seededRandom, type Faults } from "./faults";
 import { createRequestHandler } from "./http-api";
 import { SimProvider } from "./provider";
 import { SimStore } from "./store";
-import { startStream } from "./stream";
+import { CustomerActivity, startStream } from "./stream";
 
 function fail(message: string): never {
   process.stderr.write(`provider-sim: ${message}\n`);
@@ -39,6 +39,8 @@ const dispatcher = new Dispatcher(store, {
 const provider = new SimProvider(store, config.secret, (message) => dispatcher.schedule(message));
 if (config.demo) importDemoDistricts(store, provider);
 dispatcher.resume();
+const activity = CustomerActivity.fromStore(store);
+const streamTenants = config.streamTenants ?? (config.demo ? demoDistrictIds() : []);
 
 const handler = createRequestHandler({
   apiKey: config.apiKey,
@@ -48,16 +50,20 @@ const handler = createRequestHandler({
   faults: { get: () => faults, set: (next) => (faults = next) },
   random,
   streamIntervalMs: config.streamIntervalMs,
+  quietMs: config.quietMs,
+  activity,
 });
 const server = createServer((req, res) => void handler(req, res));
 server.keepAliveTimeout = 30_000;
 
 const stream =
-  config.streamTenants.length > 0
+  streamTenants.length > 0
     ? startStream({
         provider,
-        tenants: config.streamTenants,
+        tenants: streamTenants,
         intervalMs: config.streamIntervalMs,
+        quietMs: config.quietMs,
+        activity,
         hasHook: () => store.hooks.size > 0,
         random,
         onEvent: (event) =>
@@ -73,10 +79,15 @@ server.on("error", (error: NodeJS.ErrnoException) => {
 server.listen(config.port, config.host, () => {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
-  process.stdout.write(JSON.stringify({ port }) + "\n");
+  // The machine-readable line only when the system chose the port: a caller reads it (tests).
+  if (config.port === 0) process.stdout.write(JSON.stringify({ port }) + "\n");
   process.stderr.write(
     `provider-sim: listening on http://${config.host}:${port} (data ${config.dataDir ?? "in memory"}, ${store.events.size} events, ${store.hooks.size} hooks, seed ${config.seed})\n`,
   );
+  if (stream)
+    process.stderr.write(
+      `provider-sim: background key changes for ${streamTenants.join(", ")}: about every ${Math.round(config.streamIntervalMs / 60_000)} min per district (PROVIDER_SIM_STREAM_INTERVAL_MS), none within ${Math.round(config.quietMs / 60_000)} min of a change made through the API (PROVIDER_SIM_QUIET_MS)\n`,
+    );
 });
 
 // With a pipe from the launcher on stdin: the kernel closes it when the launcher dies, however

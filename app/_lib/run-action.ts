@@ -70,8 +70,15 @@ export async function executeAction<S extends z.ZodType>(
     await auditDenial(actor, declaration.permission, target, "permission");
     return { ok: false, message: NOT_FOUND, at };
   }
-  if (!parsed.success)
-    return { ok: false, message: capitalize(parsed.error.issues[0]?.message ?? "Check the form and try again."), at };
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return {
+      ok: false,
+      message: capitalize(issue?.message ?? "Check the form and try again."),
+      at,
+      ...fieldOf(issue?.path[0]),
+    };
+  }
   try {
     const answer = await declaration.handler(parsed.data, actor);
     return typeof answer === "string"
@@ -85,7 +92,7 @@ export async function executeAction<S extends z.ZodType>(
         ok: false,
         message: error.code === "not_found" ? NOT_FOUND : capitalize(error.publicMessage),
         at: Date.now(),
-        ...(error.field ? { field: error.field } : {}),
+        ...fieldOf(error.field),
       };
     }
     log.error("action failed", { action: declaration.permission, actor: actor.id, error: describeError(error) });
@@ -126,6 +133,10 @@ function formObject(form: FormData | undefined): Record<string, string> {
   if (!form || typeof form.entries !== "function") return values;
   for (const [name, value] of form.entries()) if (typeof value === "string" && !(name in values)) values[name] = value;
   return values;
+}
+
+function fieldOf(name: PropertyKey | undefined): { field?: string } {
+  return typeof name === "string" && name ? { field: name } : {};
 }
 
 function capitalize(message: string): string {

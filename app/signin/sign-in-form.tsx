@@ -1,7 +1,7 @@
 "use client";
 import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { buttonClass } from "@/components/ui/fields";
 import { signInErrorMessage } from "@/lib/auth/sign-in-messages";
 
@@ -9,12 +9,16 @@ export function SignInForm({
   initialError,
   oidcName,
   callbackPath,
+  demo,
 }: {
   initialError?: string;
   oidcName: string | null;
   callbackPath: string;
+  /** Development only: the demo accounts, offered to fill the form with. */
+  demo: { password: string; accounts: { email: string; label: string }[] } | null;
 }) {
   const router = useRouter();
+  const form = useRef<HTMLFormElement>(null);
   const [error, setError] = useState(initialError);
   const [pending, setPending] = useState(false);
 
@@ -44,7 +48,7 @@ export function SignInForm({
 
   return (
     <div className="mt-6 rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
-      <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
+      <form ref={form} onSubmit={submit} className="flex flex-col gap-4" noValidate>
         {error ? (
           <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 p-2 text-sm text-rose-800">
             {error}
@@ -74,6 +78,35 @@ export function SignInForm({
           {pending ? "Signing in…" : "Sign in"}
         </button>
       </form>
+      {demo ? (
+        <section className="mt-5 border-t border-slate-200 pt-4" aria-labelledby="demo-sign-ins">
+          <h2 id="demo-sign-ins" className="text-sm font-semibold text-slate-700">
+            Demo sign-ins (development only)
+          </h2>
+          <p className="mt-1 text-xs text-slate-600">
+            Password <code className="font-mono">{demo.password}</code>. Choose one to fill the form:
+          </p>
+          <ul className="mt-2 space-y-1">
+            {demo.accounts.map((account) => (
+              <li key={account.email}>
+                <button
+                  type="button"
+                  className="w-full rounded-md px-2 py-1.5 text-left text-sm hover:bg-slate-100"
+                  onClick={() => {
+                    const fields = form.current?.elements;
+                    fillField(fields, "email", account.email);
+                    fillField(fields, "password", demo.password);
+                    form.current?.querySelector<HTMLButtonElement>("button[type=submit]")?.focus();
+                  }}
+                >
+                  <span className="block break-all font-mono text-xs">{account.email}</span>
+                  <span className="block text-xs text-slate-600">{account.label}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       {oidcName ? (
         <button
           type="button"
@@ -85,4 +118,9 @@ export function SignInForm({
       ) : null}
     </div>
   );
+}
+
+function fillField(fields: HTMLFormControlsCollection | undefined, name: string, value: string): void {
+  const input = fields?.namedItem(name);
+  if (input instanceof HTMLInputElement) input.value = value;
 }

@@ -1,12 +1,9 @@
-// Form controls with their label, sized for a thumb on a phone. Inside an ActionForm, an error
-// about a field shows under it.
-import { FieldError } from "../field-error";
-
-const fieldHintId = (name: string) => `field-hint-${name}`;
-const fieldErrorId = (name: string) => `field-error-${name}`;
+// Form controls with their label, sized for a thumb on a phone. Inside an ActionForm an error
+// the action names this field for appears under it (field-state.tsx).
+import { FieldError, FieldInput, FieldSelect } from "./field-state";
 
 const control =
-  "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-sky-500 focus:outline-none focus:ring-1 focus:ring-sky-500";
+  "mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:border-sky-500 focus:outline-none focus:ring-1 focus:ring-sky-500 aria-invalid:border-rose-500";
 
 export function TextField({
   label,
@@ -30,27 +27,30 @@ export function TextField({
   /** A line under the field: what it accepts and why. */
   hint?: string;
 }) {
+  const hintId = hint ? `field-hint-${name}` : undefined;
   return (
-    <label className="block text-sm font-medium text-slate-700">
-      {label}
-      <input
-        className={control}
-        name={name}
-        type={type}
-        defaultValue={defaultValue}
-        placeholder={placeholder}
-        required={required}
-        pattern={pattern}
-        title={title}
-        aria-describedby={hint ? `${fieldHintId(name)} ${fieldErrorId(name)}` : fieldErrorId(name)}
-      />
-      {hint ? (
-        <span id={fieldHintId(name)} className="mt-1 block text-xs font-normal text-slate-500">
-          {hint}
-        </span>
-      ) : null}
-      <FieldError name={name} id={fieldErrorId(name)} />
-    </label>
+    <div>
+      <label className="block text-sm font-medium text-slate-700">
+        {label}
+        <FieldInput
+          aria-describedby={hintId}
+          className={control}
+          name={name}
+          type={type}
+          defaultValue={defaultValue}
+          placeholder={placeholder}
+          required={required}
+          pattern={pattern}
+          title={title}
+        />
+        {hint ? (
+          <span id={hintId} className="mt-1 block text-xs font-normal text-slate-500">
+            {hint}
+          </span>
+        ) : null}
+      </label>
+      <FieldError name={name} />
+    </div>
   );
 }
 
@@ -59,23 +59,38 @@ export function SelectField({
   name,
   defaultValue,
   options,
+  required,
+  onChange,
 }: {
   label: string;
   name: string;
   defaultValue?: string;
-  options: { value: string; label: string }[];
+  /** An option with value "" and `disabled` is a placeholder the person must replace. */
+  options: { value: string; label: string; disabled?: boolean }[];
+  required?: boolean;
+  /** Only from a client component (a form whose fields depend on this one). */
+  onChange?: (value: string) => void;
 }) {
   return (
-    <label className="block text-sm font-medium text-slate-700">
-      {label}
-      <select className={control} name={name} defaultValue={defaultValue ?? ""}>
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </label>
+    <div>
+      <label className="block text-sm font-medium text-slate-700">
+        {label}
+        <FieldSelect
+          className={control}
+          name={name}
+          defaultValue={defaultValue ?? ""}
+          required={required}
+          onChange={onChange ? (event) => onChange(event.currentTarget.value) : undefined}
+        >
+          {options.map((o) => (
+            <option key={o.value} value={o.value} disabled={o.disabled}>
+              {o.label}
+            </option>
+          ))}
+        </FieldSelect>
+      </label>
+      <FieldError name={name} />
+    </div>
   );
 }
 

@@ -1,4 +1,7 @@
-// Tables scroll sideways inside their card on a phone instead of stretching the page. A table
+import { ScrollRegion } from "./scroll-region";
+
+// Tables scroll sideways inside their card on a phone instead of stretching the page, with a cue
+// while columns are out of view (scroll-region.tsx). A table
 // whose rows carry actions stacks instead (`stack`): below the md breakpoint every row becomes a
 // two-column grid of labelled cells (the first and last, usually the name and the actions, span
 // both), so no button ends up beyond a scroll edge.
@@ -17,20 +20,14 @@ export function Table({
     ? "max-md:block max-md:[&_tbody]:block max-md:[&_thead]:hidden max-md:[&_tr]:grid max-md:[&_tr]:grid-cols-2 max-md:[&_tr]:py-2 max-md:[&_td]:block max-md:[&_td]:min-w-0 max-md:[&_td]:py-1 max-md:[&_td:first-child]:col-span-2 max-md:[&_td:last-child]:col-span-2"
     : "";
   return (
-    // Focusable and named: a keyboard user can scroll it too (axe scrollable-region-focusable).
-    <div
-      className={stack ? "md:overflow-x-auto" : "-mx-4 overflow-x-auto px-4 sm:mx-0 sm:px-0"}
-      tabIndex={0}
-      role="region"
-      aria-label={label}
-    >
+    <ScrollRegion label={label} className={stack ? "px-4 sm:px-0 md:overflow-x-auto" : "overflow-x-auto px-4 sm:px-0"}>
       <table
         aria-label={label}
         className={`w-full min-w-full divide-y divide-slate-200 text-sm ${fixed ? "md:table-fixed" : ""} ${stacked}`}
       >
         {children}
       </table>
-    </div>
+    </ScrollRegion>
   );
 }
 

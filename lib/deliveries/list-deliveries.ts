@@ -8,7 +8,6 @@ import { authorize } from "../auth/permissions";
 import type { ProviderDeliveryAttempt } from "../provider/client";
 import { toAppError } from "../provider/errors";
 import { getRegisteredHookId } from "../provider/webhook-registration";
-import type { DeliveryStatusFilter } from "./delivery-filters";
 import { providerForDashboard, type DeliveryProvider } from "./provider-for-dashboard";
 import { isCanaryTenant } from "../readiness/canary";
 
@@ -46,6 +45,12 @@ export type DeliveryRow = {
 export type ProviderState =
   { kind: "ok"; nextCursor: string | null } | { kind: "not_registered" } | { kind: "unreachable"; message: string };
 
+export const DELIVERY_STATUSES = ["all", "failed", "mismatched"] as const;
+export type DeliveryStatusFilter = (typeof DELIVERY_STATUSES)[number];
+
+/** A row the provider can be asked to send again: its latest attempt, by id. */
+export type RedeliverableRow = { eventId: string; tenantId: string | null; deliveryId: string };
+
 export type DeliveriesView = {
   /** One page of the rows that pass the filters, newest first. */
   rows: DeliveryRow[];
@@ -55,6 +60,11 @@ export type DeliveriesView = {
   pageCount: number;
   /** The window held more than one fetch: older rows in it are not shown (narrow the window). */
   truncated: boolean;
+  /**
+   * Every row passing the filters (all pages) that failed at the provider: what a bulk
+   * redelivery of this list acts on. Empty when the provider's history is unknown.
+   */
+  redeliverable: RedeliverableRow[];
   provider: ProviderState;
   since: Date;
   until: Date;
@@ -190,8 +200,14 @@ export async function listDeliveries(
     : [];
   const stored = new Set(claims.map((c) => `${c.tenantId}\u0000${c.eventId}`));
   for (const row of shown) row.replayable = stored.has(`${row.tenantId}\u0000${row.eventId}`);
+  const redeliverable = providerKnown
+    ? matching
+        .filter((row) => row.attempts.length > 0 && isFailed(row, true))
+        .map((row) => ({ eventId: row.eventId, tenantId: row.tenantId, deliveryId: row.attempts[0]!.id }))
+    : [];
   return {
     rows: shown,
+    redeliverable,
     total: matching.length,
     page,
     pageCount,

@@ -3,7 +3,7 @@ import "server-only";
 // provider turns into a clear state on the page within seconds instead of a hung request.
 import { providerClientFromEnv, type ProviderClient } from "../provider/client";
 
-export type DeliveryProvider = Pick<ProviderClient, "listDeliveries" | "redeliver" | "redeliverFailed">;
+export type DeliveryProvider = Pick<ProviderClient, "listDeliveries" | "redeliver">;
 
 export function providerForDashboard(): DeliveryProvider {
   return providerClientFromEnv({ maxRetries: 1, timeoutMs: 4_000, maxDelayMs: 500 });

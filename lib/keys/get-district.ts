@@ -29,6 +29,9 @@ export type KeyView = {
   supersededAt: Date | null;
   revokeRequestedAt: Date | null;
   revokeConfirmedAt: Date | null;
+  updatedAt: Date;
+  /** Rotated or revoked within RECENT_KEY_MINUTES: still shown with the current keys. */
+  recent: boolean;
 };
 
 export type RevokeState = "none" | "awaiting_confirmation" | "confirmed";
@@ -37,6 +40,13 @@ export function revokeStateOf(key: Pick<KeyView, "status" | "revokeRequestedAt" 
   if (key.status !== "revoked") return "none";
   return key.revokeConfirmedAt ? "confirmed" : "awaiting_confirmation";
 }
+
+/**
+ * A rotated or revoked key stays with the current keys this long after its last change, so the
+ * person who revoked it sees the provider's confirmation on the row they clicked; then it folds
+ * into the inactive keys.
+ */
+export const RECENT_KEY_MINUTES = 15;
 
 /** A ledger row as the district timeline shows it. */
 export type TimelineEvent = Pick<
@@ -47,8 +57,14 @@ export type TimelineEvent = Pick<
 export type DistrictDetail = {
   id: string;
   name: string | null;
+  /** The highest sequence of an activation taken into the order (older activations are stale). */
   highWaterMark: bigint;
-  /** What needs a look: active and superseded keys, and revokes the provider has not confirmed. */
+  /** The highest sequence of any event received, whatever its type and outcome (null: none tracked). */
+  highestSequenceSeen: bigint | null;
+  /**
+   * What needs a look: active and superseded keys, revokes the provider has not confirmed, and
+   * keys rotated or revoked in the last RECENT_KEY_MINUTES; in that order.
+   */
   currentKeys: KeyView[];
   /** One page of the rest (rotated, or revoked and confirmed), most recently changed first. */
   inactiveKeys: KeyView[];
@@ -99,6 +115,7 @@ export async function getDistrict(
     inactiveStatus?: InactiveKeyStatus;
     /** From encodeTextCursor / nextInactiveCursor: the position after the last inactive key shown. */
     inactiveCursor?: string;
+    now?: Date;
   },
   db: DbOrTx = prisma,
 ): Promise<DistrictDetail> {
@@ -107,11 +124,13 @@ export async function getDistrict(
   if (!tenantId || isCanaryTenant(tenantId)) throw new AppError("not_found", "not found");
   const tenant = await db.tenant.findUnique({ where: { id: tenantId } });
   if (!tenant) throw new AppError("not_found", "not found");
+  const recentSince = new Date((options.now ?? new Date()).getTime() - RECENT_KEY_MINUTES * 60_000);
   const current = {
     tenantId,
     OR: [
       { status: { in: [...LIVE_KEY_STATUSES] } },
       { status: "revoked", revokeRequestedAt: { not: null }, revokeConfirmedAt: null },
+      { status: { in: [...INACTIVE_KEY_STATUSES] }, updatedAt: { gte: recentSince } },
     ],
   };
   const inactiveStatus = options.inactiveStatus ?? null;
@@ -132,9 +151,9 @@ export async function getDistrict(
   const [currentKeys, inactivePage, counts, timeline] = await Promise.all([
     db.apiKey.findMany({
       where: current,
-      orderBy: [{ status: "asc" }, { createdAt: "desc" }, { id: "asc" }],
+      orderBy: [{ updatedAt: "desc" }, { id: "asc" }],
       take: MAX_CURRENT_KEYS,
-      select: keySelect,
+      select: { ...keySelect, updatedAt: true },
     }),
     db.apiKey.findMany({
       where: notCurrent,
@@ -142,8 +161,10 @@ export async function getDistrict(
       take: INACTIVE_KEYS_PER_PAGE + 1,
       select: { ...keySelect, updatedAt: true },
     }),
-    db.$queryRaw<{ status: string; awaiting: boolean; n: number }[]>`
-      SELECT status, (revoke_requested_at IS NOT NULL AND revoke_confirmed_at IS NULL) AS awaiting, count(*)::int AS n
+    db.$queryRaw<{ status: string; current: boolean; n: number }[]>`
+      SELECT status,
+        ((revoke_requested_at IS NOT NULL AND revoke_confirmed_at IS NULL) OR updated_at >= ${recentSince}) AS current,
+        count(*)::int AS n
       FROM api_keys WHERE tenant_id = ${tenantId} GROUP BY 1, 2`,
     db.processedEvent.findMany({
       where: { tenantId },
@@ -163,9 +184,9 @@ export async function getDistrict(
   ]);
   const keyCounts: Record<string, number> = {};
   const inactiveByStatus: Record<InactiveKeyStatus, number> = { rotated: 0, revoked: 0 };
-  for (const { status, awaiting, n } of counts) {
+  for (const { status, current, n } of counts) {
     keyCounts[status] = (keyCounts[status] ?? 0) + n;
-    if (status === "rotated" || (status === "revoked" && !awaiting)) inactiveByStatus[status] += n;
+    if ((status === "rotated" || status === "revoked") && !current) inactiveByStatus[status] += n;
   }
   const inactiveKeys = inactivePage.slice(0, INACTIVE_KEYS_PER_PAGE);
   const lastInactive = inactiveKeys[inactiveKeys.length - 1];
@@ -174,7 +195,7 @@ export async function getDistrict(
       ? encodeTextCursor({ at: lastInactive.updatedAt, key: lastInactive.id })
       : null;
   // The version of a key is the provider's sequence that activated it.
-  const view = ({ activatedSeq, ...key }: (typeof currentKeys)[number]): KeyView => ({
+  const view = ({ activatedSeq, ...key }: (typeof inactivePage)[number]): KeyView => ({
     id: key.id,
     status: key.status,
     prefix: key.prefix,
@@ -187,13 +208,26 @@ export async function getDistrict(
     supersededAt: key.supersededAt,
     revokeRequestedAt: key.revokeRequestedAt,
     revokeConfirmedAt: key.revokeConfirmedAt,
+    updatedAt: key.updatedAt,
+    recent: (key.status === "rotated" || key.status === "revoked") && key.updatedAt >= recentSince,
   });
-  const currentViews = currentKeys.map(view);
+  // What needs a person first: the live key, then keys possibly live, then revokes in flight,
+  // then the latest changes (newest first, as read).
+  const rank = (key: KeyView) =>
+    key.status === "active"
+      ? 0
+      : key.status === "superseded"
+        ? 1
+        : revokeStateOf(key) === "awaiting_confirmation"
+          ? 2
+          : 3;
+  const currentViews = currentKeys.map(view).sort((a, b) => rank(a) - rank(b));
   const inactiveViews = inactiveKeys.map(view);
   return {
     id: tenant.id,
     name: tenant.name,
     highWaterMark: tenant.highWaterMark,
+    highestSequenceSeen: tenant.lastSeenSequence,
     currentKeys: currentViews,
     inactiveKeys: inactiveViews,
     inactiveCount: inactiveByStatus.rotated + inactiveByStatus.revoked,

@@ -1,5 +1,6 @@
 import "server-only";
-// The districts an actor may see, with what a human needs at a glance: one page of them at a
+// The districts an actor may see, with what a human needs at a glance (superseded keys, revokes in
+// flight, quarantined events, missing events, drift): one page of them at a
 // time (keyset on id), searchable by id prefix or name substring. Built for 100,000 districts:
 // the page's figures are per-district index probes (correlated subqueries), never a scan of all
 // keys or all claims.
@@ -7,6 +8,7 @@ import { prisma, type DbOrTx } from "../db";
 import { Prisma } from "../generated/prisma/client";
 import { tenantScope, type Actor } from "../auth/actor";
 import { authorize } from "../auth/permissions";
+import { DRIFT_KINDS } from "../alerts/alert-kinds";
 import { CANARY_TENANT_ID } from "../readiness/canary";
 
 export type DistrictSummary = {
@@ -15,6 +17,12 @@ export type DistrictSummary = {
   activeKeys: number;
   openAlerts: number;
   pendingRevokes: number;
+  /** Events of the district waiting in quarantine for a human. */
+  quarantined: number;
+  /** Sequences skipped and not arrived yet (open gaps, in events). */
+  missingEvents: number;
+  /** Open drift alerts: keys the provider and we disagree on. */
+  drift: number;
   lastEventAt: Date | null;
 };
 
@@ -42,6 +50,9 @@ type Row = {
   active_keys: number;
   open_alerts: number;
   pending_revokes: number;
+  quarantined: number;
+  missing_events: number;
+  drift: number;
   last_event_at: Date | null;
 };
 
@@ -54,6 +65,9 @@ export async function listDistrictsPage(options: ListDistrictsOptions, db: DbOrT
     activeKeys: r.active_keys,
     openAlerts: r.open_alerts,
     pendingRevokes: r.pending_revokes,
+    quarantined: r.quarantined,
+    missingEvents: r.missing_events,
+    drift: r.drift,
     lastEventAt: r.last_event_at,
   }));
   return { rows: page, nextAfter: rows.length > limit ? page[page.length - 1]!.id : null };
@@ -79,6 +93,12 @@ export function districtsPageSql(options: ListDistrictsOptions & { limit: number
       (SELECT count(*)::int FROM api_keys k WHERE k.tenant_id = t.id AND k.status = 'superseded') AS open_alerts,
       (SELECT count(*)::int FROM api_keys k
         WHERE k.tenant_id = t.id AND k.revoke_requested_at IS NOT NULL AND k.revoke_confirmed_at IS NULL) AS pending_revokes,
+      (SELECT count(*)::int FROM processed_events q
+        WHERE q.tenant_id = t.id AND q.outcome = 'quarantined' AND q.resolved_at IS NULL) AS quarantined,
+      (SELECT coalesce(sum(g.to_seq - g.from_seq + 1), 0)::int FROM sequence_gaps g
+        WHERE g.tenant_id = t.id AND g.closed_at IS NULL) AS missing_events,
+      (SELECT count(*)::int FROM alerts a
+        WHERE a.tenant_id = t.id AND a.state <> 'resolved' AND a.kind IN (${Prisma.join([...DRIFT_KINDS])})) AS drift,
       (SELECT pe.received_at FROM processed_events pe WHERE pe.tenant_id = t.id
         ORDER BY pe.received_at DESC, pe.id DESC LIMIT 1) AS last_event_at
     FROM (SELECT id, name FROM tenants ${where} ORDER BY id LIMIT ${options.limit}) t

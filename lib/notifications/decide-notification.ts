@@ -1,7 +1,7 @@
 // The debounce rule, per alert and channel, as a pure function (notify-alerts.ts applies it under
 // a row lock):
-// - an alert the channel has not heard of, not resolved, and seen since the channel was added →
-//   "opened", at once;
+// - an alert the channel has not heard of and not resolved → "opened", at once (also one already
+//   open when the channel was added: a new channel learns what still needs a human);
 // - an open alert seen again since the last message → "repeated", at most once per repeat interval
 //   (an acknowledged alert is someone's already: no repeats);
 // - a resolved alert whose open period the channel was told about → one "resolved" digest;
@@ -28,7 +28,7 @@ export type NotificationDecision = {
 export function decideNotification(input: {
   alert: AlertSnapshot;
   state: NotificationState | null;
-  channel: { id: string; createdAt: Date };
+  channel: { id: string };
   now: Date;
   repeatIntervalMs: number;
 }): NotificationDecision | null {
@@ -41,10 +41,7 @@ export function decideNotification(input: {
     next: { round, lastSentAt: now, lastSeenAt: alert.lastSeenAt, repeats: 0, resolvedAt: null },
   });
 
-  if (!state) {
-    if (resolved || alert.lastSeenAt < channel.createdAt) return null;
-    return opened(1);
-  }
+  if (!state) return resolved ? null : opened(1);
   if (state.resolvedAt) return resolved ? null : opened(state.round + 1);
   if (resolved) {
     return {

@@ -20,7 +20,12 @@ export async function createAlertChannel(
 ): Promise<CreatedChannel> {
   authorize(options.actor, "settings.manage");
   const parsed = channelInputSchema.safeParse(options.input);
-  if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]!.message);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AppError("bad_request", issue.message, {
+      field: issue.path[0] === undefined ? undefined : String(issue.path[0]),
+    });
+  }
   const input = parsed.data;
   const id = `ch_${randomBytes(9).toString("base64url")}`;
   const secret = input.kind === "webhook" ? `whsec_${randomBytes(24).toString("base64")}` : null;

@@ -29,14 +29,15 @@ export async function notifyAlerts(
   const repeatCutoff = new Date(now.getTime() - repeatIntervalMs);
 
   for (const channel of channels) {
-    // A coarse filter in SQL (the rule itself is decideNotification's): alerts new to the
-    // channel, resolved since its message, raised again, or due for a reminder.
+    // A coarse filter in SQL (the rule itself is decideNotification's): alerts not resolved and
+    // new to the channel (whenever they were raised), resolved since its message, raised again,
+    // or due for a reminder.
     const candidates = await db.$queryRaw<(AlertRow & { notified: boolean })[]>`
       SELECT a.id, a.kind, a.subject, a.tenant_id, a.first_seen_at, a.last_seen_at, a.count, a.state, a.details,
              n.alert_id IS NOT NULL AS notified
       FROM alerts a
       LEFT JOIN alert_notifications n ON n.alert_id = a.id AND n.channel_id = ${channel.id}
-      WHERE (n.alert_id IS NULL AND a.state <> 'resolved' AND a.last_seen_at >= ${channel.createdAt}::timestamptz)
+      WHERE (n.alert_id IS NULL AND a.state <> 'resolved')
          OR (n.alert_id IS NOT NULL AND n.resolved_at IS NULL AND a.state = 'resolved')
          OR (n.resolved_at IS NOT NULL AND a.state <> 'resolved')
          OR (n.resolved_at IS NULL AND a.state = 'open' AND a.last_seen_at > n.last_seen_at
@@ -56,7 +57,7 @@ export async function notifyAlerts(
 
 async function stageOne(
   alert: AlertRow,
-  channel: { id: string; kind: string; createdAt: Date },
+  channel: { id: string; kind: string },
   now: Date,
   repeatIntervalMs: number,
   db: DbOrTx,

@@ -24,7 +24,11 @@ export type Overview = {
   deliverySuccessRate: number | null;
   /** One entry per UTC day, oldest first: how many deliveries ended in each outcome. */
   chart: ChartDay[];
+  /** A district admin's own district: its name and the key it uses now (null for staff). */
+  district: { id: string; name: string | null; activeKey: ActiveKeyView | null } | null;
 };
+
+export type ActiveKeyView = { id: string; prefix: string | null; scopes: string[]; activatedAt: Date | null };
 
 export async function getOverview(
   options: { actor: Actor; days?: number; now?: Date },
@@ -55,36 +59,51 @@ export async function getOverview(
       );
   const staff = (index: number) => staffCounts.then((counts) => counts[index]!);
 
-  const [outcomes, receiptsToday, quarantineOpen, openAlerts, activeKeys, ledgerRows, chartRows] = await Promise.all([
-    tenantId
-      ? db.processedEvent
-          .groupBy({ by: ["outcome"], where: { tenantId, receivedAt: { gte: today } }, _count: true })
-          .then((rows) => rows.map((o) => ({ key: o.outcome, rows: o._count })))
-      : staff(0),
-    tenantId
-      ? db.$queryRaw<{ total: bigint; ok: bigint; duplicates: bigint }[]>`
+  const [outcomes, receiptsToday, quarantineOpen, openAlerts, activeKeys, ledgerRows, chartRows, district] =
+    await Promise.all([
+      tenantId
+        ? db.processedEvent
+            .groupBy({ by: ["outcome"], where: { tenantId, receivedAt: { gte: today } }, _count: true })
+            .then((rows) => rows.map((o) => ({ key: o.outcome, rows: o._count })))
+        : staff(0),
+      tenantId
+        ? db.$queryRaw<{ total: bigint; ok: bigint; duplicates: bigint }[]>`
           SELECT count(*) AS total, count(*) FILTER (WHERE status BETWEEN 200 AND 299) AS ok,
                  count(*) FILTER (WHERE outcome = 'duplicate') AS duplicates
           FROM receipts WHERE received_at >= ${today}::timestamptz ${tenantSql}`.then((rows) => rows[0])
-      : staff(1).then((rows) => ({
-          total: BigInt(totalRows(rows)),
-          ok: BigInt(rows.reduce((sum, r) => sum + r.okRows, 0)),
-          duplicates: BigInt(rows.find((r) => r.key === "duplicate")?.rows ?? 0),
-        })),
-    countOpenQuarantine({ tenantId, excludeCanary: true }, db),
-    db.apiKey.count({ where: { ...tenantWhere, status: "superseded" } }),
-    tenantId ? db.apiKey.count({ where: { tenantId, status: "active" } }) : countActiveKeys(db),
-    tenantId ? db.processedEvent.count({ where: { tenantId } }) : staff(2).then(totalRows),
-    // Receipts, not claims: the chart shows what every delivery came to, duplicates and rejections included.
-    tenantId
-      ? db.$queryRaw<{ day: string; outcome: string; n: bigint }[]>`
+        : staff(1).then((rows) => ({
+            total: BigInt(totalRows(rows)),
+            ok: BigInt(rows.reduce((sum, r) => sum + r.okRows, 0)),
+            duplicates: BigInt(rows.find((r) => r.key === "duplicate")?.rows ?? 0),
+          })),
+      countOpenQuarantine({ tenantId, excludeCanary: true }, db),
+      db.apiKey.count({ where: { ...tenantWhere, status: "superseded" } }),
+      tenantId ? db.apiKey.count({ where: { tenantId, status: "active" } }) : countActiveKeys(db),
+      tenantId ? db.processedEvent.count({ where: { tenantId } }) : staff(2).then(totalRows),
+      // Receipts, not claims: the chart shows what every delivery came to, duplicates and rejections included.
+      tenantId
+        ? db.$queryRaw<{ day: string; outcome: string; n: bigint }[]>`
           SELECT to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
                  CASE WHEN status >= 400 THEN 'rejected' ELSE coalesce(outcome, 'rejected') END AS outcome,
                  count(*) AS n
           FROM receipts WHERE received_at >= ${since}::timestamptz ${tenantSql}
           GROUP BY 1, 2`
-      : staff(3).then((rows) => rows.map((r) => ({ day: r.day!, outcome: r.key, n: BigInt(r.rows) }))),
-  ]);
+        : staff(3).then((rows) => rows.map((r) => ({ day: r.day!, outcome: r.key, n: BigInt(r.rows) }))),
+      tenantId
+        ? db.tenant.findUnique({
+            where: { id: tenantId },
+            select: {
+              id: true,
+              name: true,
+              keys: {
+                where: { status: "active" },
+                select: { id: true, prefix: true, scopes: true, activatedAt: true },
+                take: 1,
+              },
+            },
+          })
+        : Promise.resolve(null),
+    ]);
 
   const chart = Array.from({ length: days }, (_, i) => {
     const day = new Date(since.getTime() + i * 86_400_000).toISOString().slice(0, 10);
@@ -109,6 +128,7 @@ export async function getOverview(
     deliveriesToday: total,
     deliverySuccessRate: total === 0 ? null : Number(receipts.ok) / total,
     chart,
+    district: district ? { id: district.id, name: district.name, activeKey: district.keys[0] ?? null } : null,
   };
 }
 

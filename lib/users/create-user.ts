@@ -41,13 +41,13 @@ export const DUPLICATE_EMAIL = "a user with this email exists";
 
 export async function createUser(options: CreateUserOptions, db: DbOrTx = prisma): Promise<CreatedUser> {
   authorize(options.actor, "users.manage");
-  const email = parseOrThrow(emailSchema, options.email);
-  const name = parseOrThrow(nameSchema, options.name);
-  const role = parseOrThrow(roleSchema, options.role);
-  const requestedDistrict = parseOrThrow(districtSchema, options.tenantId);
+  const email = parseOrThrow(emailSchema, options.email, "email");
+  const name = parseOrThrow(nameSchema, options.name, "name");
+  const role = parseOrThrow(roleSchema, options.role, "role");
+  const requestedDistrict = parseOrThrow(districtSchema, options.tenantId, "tenantId");
   // 18 random bytes → 24 base64url characters: well above the minimum, and easy to copy.
   const generatedPassword = options.password ? null : randomBytes(18).toString("base64url");
-  const password = parseOrThrow(passwordSchema, options.password || generatedPassword);
+  const password = parseOrThrow(passwordSchema, options.password || generatedPassword, "password");
   const passwordHash = await hashPassword(password);
 
   try {
@@ -70,7 +70,7 @@ export async function createUser(options: CreateUserOptions, db: DbOrTx = prisma
     });
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")
-      throw new AppError("conflict", DUPLICATE_EMAIL);
+      throw new AppError("conflict", DUPLICATE_EMAIL, { field: "email" });
     throw error;
   }
 }

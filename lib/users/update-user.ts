@@ -15,8 +15,8 @@ export async function updateUser(
   db: DbOrTx = prisma,
 ): Promise<UpdatedUser> {
   authorize(options.actor, "users.manage");
-  const role = parseOrThrow(roleSchema, options.role);
-  const requestedDistrict = parseOrThrow(districtSchema, options.tenantId);
+  const role = parseOrThrow(roleSchema, options.role, "role");
+  const requestedDistrict = parseOrThrow(districtSchema, options.tenantId, "tenantId");
   // Demoting yourself would take this page away from you mid-task, and could leave no platform
   // admin at all. Every other platform admin can be demoted, since the actor remains one.
   if (options.userId === options.actor.id && role !== "platform_admin")

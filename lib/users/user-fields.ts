@@ -31,9 +31,10 @@ export const passwordSchema = z
     `the password must be at most ${BCRYPT_MAX_BYTES} bytes`,
   );
 
-export function parseOrThrow<T>(schema: z.ZodType<T>, input: unknown): T {
+/** `field`: the form field the value came from, so the form shows the message next to it. */
+export function parseOrThrow<T>(schema: z.ZodType<T>, input: unknown, field?: string): T {
   const parsed = schema.safeParse(input);
-  if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]!.message);
+  if (!parsed.success) throw new AppError("bad_request", parsed.error.issues[0]!.message, { field });
   return parsed.data;
 }
 
@@ -44,12 +45,18 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, input: unknown): T {
 export async function districtForRole(role: Role, tenantId: string, db: DbOrTx): Promise<string | null> {
   if (role !== "district_admin") {
     if (tenantId)
-      throw new AppError("bad_request", "only a district admin is assigned a district; leave District empty for staff");
+      throw new AppError(
+        "bad_request",
+        "only a district admin is assigned a district; leave District empty for staff",
+        {
+          field: "tenantId",
+        },
+      );
     return null;
   }
-  if (!tenantId) throw new AppError("bad_request", "a district admin needs a district");
+  if (!tenantId) throw new AppError("bad_request", "a district admin needs a district", { field: "tenantId" });
   const tenant = await db.tenant.findUnique({ where: { id: tenantId }, select: { id: true } });
-  if (!tenant) throw new AppError("bad_request", `district ${tenantId} does not exist`);
+  if (!tenant) throw new AppError("bad_request", `district ${tenantId} does not exist`, { field: "tenantId" });
   return tenant.id;
 }
 

@@ -8,7 +8,7 @@ import type { Actor, Role } from "@/lib/auth/actor";
 import { isAppError } from "@/lib/errors";
 import { auditCsvLines } from "@/lib/audit/audit-csv-lines";
 import { listAudit } from "@/lib/audit/list-audit";
-import { bulkRedeliverFailed } from "@/lib/deliveries/bulk-redeliver-failed";
+import { bulkRedeliver } from "@/lib/deliveries/bulk-redeliver";
 import { listDeliveries } from "@/lib/deliveries/list-deliveries";
 import type { DeliveryProvider } from "@/lib/deliveries/provider-for-dashboard";
 import { replayStoredEvent } from "@/lib/deliveries/replay-stored-event";
@@ -48,7 +48,6 @@ type Which = "own" | "other";
 const provider = {
   listDeliveries: async () => ({ items: [], nextCursor: null }),
   redeliver: async () => ({ accepted: true as const }),
-  redeliverFailed: async () => ({ count: 0 }),
   getWebhook: async () => null,
 } satisfies DeliveryProvider & ReachabilityProbe;
 
@@ -146,10 +145,9 @@ const cases: {
     name: "bulk replay dry run",
     expected: staffOnly,
     run: (actor) =>
-      bulkRedeliverFailed({
+      bulkRedeliver({
         actor,
-        since: new Date(Date.now() - 3_600_000),
-        until: new Date(),
+        filters: { since: new Date(Date.now() - 3_600_000), until: new Date(), openEnded: false, status: "all" },
         dryRun: true,
         provider,
       }),

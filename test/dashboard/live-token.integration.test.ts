@@ -1,7 +1,8 @@
 // The change token open pages poll: it moves when something a page shows changes, a district
 // admin's moves only for their own district, and inactive keys page past 20 (keyset).
 import { beforeEach, describe, expect, it } from "vitest";
-import { getDistrict, INACTIVE_KEYS_PER_PAGE } from "@/lib/keys/get-district";
+import { raiseAlert, resolveAlerts } from "@/lib/alerts/upsert-alert";
+import { getDistrict, INACTIVE_KEYS_PER_PAGE, RECENT_KEY_MINUTES } from "@/lib/keys/get-district";
 import { revokeKey } from "@/lib/keys/revoke-key";
 import { changeToken, forgetSharedTokensForTests } from "@/lib/live/change-token";
 import { resetDatabase } from "../support/state";
@@ -42,6 +43,28 @@ describe("changeToken", () => {
     expect(await token(actors.districtAdmin)).not.toBe(afterRevoke);
   });
 
+  it("moves when a background job raises, refreshes or resolves an alert, for the alert's district only", async () => {
+    const staffBefore = await token(actors.support);
+    const ownBefore = await token(actors.districtAdmin);
+    const otherBefore = await token(actors.otherDistrictAdmin);
+    // What the sweep, the drift check or the notifier do: no receipt, claim or audit row.
+    const subject = `drift/${OWN}/key_drifted`;
+    await raiseAlert({ kind: "drift_local_active", subject, tenantId: OWN, now: new Date() });
+    const staffRaised = await token(actors.support);
+    expect(staffRaised).not.toBe(staffBefore);
+    const ownRaised = await token(actors.districtAdmin);
+    expect(ownRaised).not.toBe(ownBefore);
+    expect(await token(actors.otherDistrictAdmin)).toBe(otherBefore);
+
+    await raiseAlert({ kind: "drift_local_active", subject, tenantId: OWN, now: new Date(Date.now() + 60_000) });
+    const ownRefreshed = await token(actors.districtAdmin);
+    expect(ownRefreshed).not.toBe(ownRaised);
+
+    await resolveAlerts({ kind: "drift_local_active", subjects: [subject], now: new Date(Date.now() + 120_000) });
+    expect(await token(actors.districtAdmin)).not.toBe(ownRefreshed);
+    expect(await token(actors.otherDistrictAdmin)).toBe(otherBefore);
+  });
+
   it("polls of one scope within a second share one read", async () => {
     const now = (clock += 5_000);
     const first = await changeToken({ actor: actors.support, now });
@@ -65,7 +88,9 @@ describe("getDistrict keys", () => {
         }),
       );
     }
-    const first = await getDistrict({ actor: actors.districtAdmin, tenantId: OWN });
+    // Past the minutes a just-rotated key stays with the current keys (district-page.integration.test.ts).
+    const later = new Date(Date.now() + (RECENT_KEY_MINUTES + 1) * 60_000);
+    const first = await getDistrict({ actor: actors.districtAdmin, tenantId: OWN, now: later });
     expect(first.currentKeys.map((k) => k.id)).toEqual(["key_r_24"]);
     expect(first.inactiveCount).toBe(26);
     expect(first.inactiveByStatus.rotated + first.inactiveByStatus.revoked).toBe(26);
@@ -77,18 +102,24 @@ describe("getDistrict keys", () => {
       actor: actors.districtAdmin,
       tenantId: OWN,
       inactiveCursor: first.nextInactiveCursor!,
+      now: later,
     });
     expect(second.inactiveKeys).toHaveLength(6);
     expect(second.nextInactiveCursor).toBeNull();
     expect(new Set([...first.inactiveKeys, ...second.inactiveKeys].map((k) => k.id)).size).toBe(26);
     // Filtered to one status: only keys of it, as many as its count, the total unchanged.
-    const rotated = await getDistrict({ actor: actors.districtAdmin, tenantId: OWN, inactiveStatus: "rotated" });
+    const rotated = await getDistrict({
+      actor: actors.districtAdmin,
+      tenantId: OWN,
+      inactiveStatus: "rotated",
+      now: later,
+    });
     expect(new Set(rotated.inactiveKeys.map((k) => k.status))).toEqual(new Set(["rotated"]));
     expect(rotated.inactiveKeys).toHaveLength(Math.min(INACTIVE_KEYS_PER_PAGE, first.inactiveByStatus.rotated));
     expect(rotated.inactiveCount).toBe(26);
     // A revoke waiting for the provider stays in view with the current keys.
     await revokeKey({ actor: actors.districtAdmin, keyId: "key_r_24" });
-    const pending = await getDistrict({ actor: actors.districtAdmin, tenantId: OWN });
+    const pending = await getDistrict({ actor: actors.districtAdmin, tenantId: OWN, now: later });
     expect(pending.currentKeys.map((k) => [k.id, k.status])).toEqual([["key_r_24", "revoked"]]);
   });
 });

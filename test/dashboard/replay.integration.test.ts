@@ -49,7 +49,6 @@ describe("listDeliveries", () => {
         throw new ProviderNetworkError("connect ECONNREFUSED");
       },
       redeliver: async () => ({ accepted: true as const }),
-      redeliverFailed: async () => ({ count: 0 }),
     };
     const view = await listDeliveries({ actor: actors.support, ...window(), provider: down });
     expect(view.provider.kind).toBe("unreachable");
@@ -84,7 +83,6 @@ describe("listDeliveries", () => {
         nextCursor: null,
       }),
       redeliver: async () => ({ accepted: true as const }),
-      redeliverFailed: async () => ({ count: 0 }),
     };
     const view = await listDeliveries({ actor: actors.support, ...window(), provider });
     const byId = new Map(view.rows.map((r) => [r.eventId, r]));

@@ -97,6 +97,7 @@ describe("revokeKey", () => {
           "createdAt",
           "id",
           "prefix",
+          "recent",
           "revokeConfirmedAt",
           "revokeRequestedAt",
           "revokedAt",
@@ -104,6 +105,7 @@ describe("revokeKey", () => {
           "scopes",
           "status",
           "supersededAt",
+          "updatedAt",
           "version",
         ].sort(),
       );

@@ -39,8 +39,14 @@ describe("decideNotification", () => {
     });
   });
 
-  it("nothing for an alert resolved before the channel heard of it, or last seen before the channel existed", () => {
+  it("nothing for an alert resolved before the channel heard of it", () => {
     expect(decide({ state: "resolved", lastSeenAt: at(0) }, null, at(0))).toBeNull();
-    expect(decide({ state: "open", lastSeenAt: at(-61) }, null, at(0))).toBeNull();
+  });
+
+  it("an alert still open from before the channel existed goes out to it at once", () => {
+    expect(decide({ state: "open", lastSeenAt: at(-61) }, null, at(0))).toMatchObject({ event: "alert.opened" });
+    expect(decide({ state: "acknowledged", lastSeenAt: at(-600) }, null, at(0))).toMatchObject({
+      event: "alert.opened",
+    });
   });
 });

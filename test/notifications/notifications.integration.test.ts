@@ -209,6 +209,30 @@ describe("alert notifications", () => {
     ]);
   });
 
+  it("a channel added while an alert is open is sent that alert once; a resolved one is not", async () => {
+    const receiver = await http();
+    const raisedAt = new Date(Date.now() - 3 * 3_600_000);
+    await raiseAlert({
+      kind: "quarantine",
+      subject: "quarantine/district-1/key_x",
+      tenantId: "district-1",
+      now: raisedAt,
+    });
+    await raiseAlert({ kind: "superseded_key", subject: "key_gone", now: raisedAt });
+    await resolveAlerts({ kind: "superseded_key", subjects: ["key_gone"], now: raisedAt });
+    const channel = await createAlertChannel({
+      actor: admin,
+      input: { kind: "slack", name: "late", target: receiver.url },
+    });
+
+    expect(await notifyAlerts()).toMatchObject({ staged: 1, byEvent: { "alert.opened": 1 } });
+    expect((await notifyAlerts()).staged).toBe(0);
+    await processOutbox({ client, now: () => new Date(Date.now() + 1_000) });
+    expect(receiver.requests).toHaveLength(1);
+    expect((JSON.parse(receiver.requests[0]!.body) as { text: string }).text).toContain("quarantine/district-1/key_x");
+    expect(await outboxOf(channel.id)).toHaveLength(1);
+  });
+
   it("a receiver answering 500 three times then 200: delivered exactly once, after backoff", async () => {
     const receiver = await http((n) => (n <= 3 ? 500 : 200));
     const channel = await createAlertChannel({

@@ -55,14 +55,14 @@ export async function startSimulator(
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
-  child.stderr!.on("data", (chunk: Buffer) => output.push(chunk.toString()));
-  const lines = createInterface({ input: child.stdout! });
+  createInterface({ input: child.stdout! }).on("line", (line) => output.push(line));
+  // Its first line on stderr names the port it listens on (chosen by the system with port 0).
   const port = await new Promise<number>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`simulator exited with ${code}: ${output.join("")}`)));
-    lines.on("line", (line) => {
-      const match = /^\{"port":(\d+)\}$/.exec(line);
+    createInterface({ input: child.stderr! }).on("line", (line) => {
+      output.push(line);
+      const match = /^provider-sim: listening on http:\/\/[^:]+:(\d+) /.exec(line);
       if (match) resolve(Number(match[1]));
-      else output.push(line);
     });
   });
   const url = `http://127.0.0.1:${port}`;

@@ -1,7 +1,8 @@
 // The processes `npm run dev` runs next to the app (scripts/boot.ts):
 //   - the provider simulator (simulator/main.ts) on PROVIDER_URL's port, starting the demo
-//     districts from the demo seed and streaming realistic key events for them, with a few
-//     duplicates, reorderings and lost responses so the dashboard has something to show;
+//     districts from the demo seed and changing their keys now and then (minutes to hours apart
+//     per district, never right after a person did; PROVIDER_SIM_STREAM_INTERVAL_MS for more),
+//     with a few duplicates, reorderings and lost responses so the dashboard has something to show;
 //   - the worker (server/worker.ts), which registers our webhook at the provider (idempotently)
 //     and sends the outbox.
 // `npm start` runs neither unless KEYHOOK_WITH_SIMULATOR=1 (both) or KEYHOOK_WITH_WORKER=1 (the
@@ -14,7 +15,6 @@ import type { Env } from "../../lib/env";
 
 export type DevCompanions = { stop(): Promise<void> };
 
-const DEMO_DISTRICTS = "district-4417,district-2210,district-0935";
 const DEMO_FAULTS = JSON.stringify({ duplicateRate: 0.1, reorderRate: 0.05, lostResponseRate: 0.02 });
 
 export function startDevCompanions(options: {
@@ -43,7 +43,10 @@ export function startDevCompanions(options: {
     children.push(
       startChild("simulator/main.ts", {
         PROVIDER_SIM_DEMO: "1",
-        PROVIDER_SIM_STREAM_TENANTS: DEMO_DISTRICTS,
+        // next dev compiles the webhook route on its first request, which can take longer than a
+        // provider's usual 15 s on a busy machine: the first delivery waits instead of failing and
+        // being retried five minutes later.
+        ...(options.mode === "dev" ? { PROVIDER_SIM_DELIVERY_TIMEOUT_MS: "90000" } : {}),
         PROVIDER_SIM_FAULTS: DEMO_FAULTS,
         // The app verifies with WEBHOOK_SECRETS: sign with the first of them.
         PROVIDER_SIM_SECRET: config.WEBHOOK_SECRETS[0],

@@ -1,10 +1,11 @@
 "use server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { bulkRedeliverFailed } from "@/lib/deliveries/bulk-redeliver-failed";
+import { bulkRedeliver } from "@/lib/deliveries/bulk-redeliver";
+import { parseDeliveryFilters, type DeliveryFilters } from "@/lib/deliveries/delivery-filters";
 import { replayStoredEvent } from "@/lib/deliveries/replay-stored-event";
 import { requestRedelivery } from "@/lib/deliveries/request-redelivery";
-import { parseBulkWindow } from "@/lib/deliveries/delivery-filters";
+import { AppError } from "@/lib/errors";
 import { action, text } from "../../_lib/run-action";
 
 const storedEvent = z.object({ tenantId: text(200), eventId: text(200) });
@@ -40,14 +41,39 @@ export const redeliverAction = action(
   { target: (input) => input.deliveryId },
 );
 
-const window = z.object({ from: text(40), to: text(40) });
+// The bulk forms carry the list's own parameters (its window pinned to what the page showed).
+const listFilters = z.object({ from: text(40), to: text(40), status: text(20), tenant: text(200), event: text(200) });
 
-export const bulkDryRunAction = action("delivery.replay", window, async (input, actor) => {
-  const { count } = await bulkRedeliverFailed({ actor, ...parseBulkWindow(input), dryRun: true });
-  return `Dry run: ${count} failed deliver${count === 1 ? "y" : "ies"} in this window would be redelivered.`;
+function filtersOf(input: z.output<typeof listFilters>): DeliveryFilters {
+  const { filters, errors } = parseDeliveryFilters(input);
+  if (errors.length) throw new AppError("bad_request", errors.join(" "));
+  return filters;
+}
+
+/** "evt_a (district-1), evt_b (district-2) and 3 more": the rows a bulk action names. */
+function named(rows: { eventId: string; tenantId: string | null }[], max = 10): string {
+  const names = rows.slice(0, max).map((r) => (r.tenantId ? `${r.eventId} (${r.tenantId})` : r.eventId));
+  return rows.length > max ? `${names.join(", ")} and ${rows.length - max} more` : names.join(", ");
+}
+
+const deliveries = (n: number) => `${n} failed deliver${n === 1 ? "y" : "ies"}`;
+
+export const bulkDryRunAction = action("delivery.replay", listFilters, async (input, actor) => {
+  const { rows } = await bulkRedeliver({ actor, filters: filtersOf(input), dryRun: true });
+  return rows.length === 0
+    ? "Dry run: no delivery in this list failed; nothing would be redelivered."
+    : `Dry run: ${deliveries(rows.length)} of this list would be redelivered: ${named(rows)}.`;
 });
 
-export const bulkRedeliverAction = action("delivery.replay", window, async (input, actor) => {
-  const { count } = await bulkRedeliverFailed({ actor, ...parseBulkWindow(input), dryRun: false });
-  return `The provider is redelivering ${count} failed deliver${count === 1 ? "y" : "ies"}.`;
+export const bulkRedeliverAction = action("delivery.replay", listFilters, async (input, actor) => {
+  const { rows, refused } = await bulkRedeliver({ actor, filters: filtersOf(input), dryRun: false });
+  revalidatePath("/deliveries");
+  if (rows.length === 0) return "Nothing was redelivered: no delivery in this list failed any more.";
+  const sent = rows.filter((row) => !refused.some((r) => r.eventId === row.eventId));
+  if (refused.length === 0)
+    return `The provider is redelivering ${deliveries(rows.length)}: ${named(rows)}. Their new attempts appear in the list as they arrive.`;
+  return {
+    ok: false,
+    message: `The provider refused ${refused.length} of ${rows.length} (${refused[0]!.error}); redelivering ${sent.length}${sent.length ? `: ${named(sent)}` : ""}.`,
+  };
 });

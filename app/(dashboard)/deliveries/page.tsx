@@ -12,13 +12,12 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
 import type { Actor } from "@/lib/auth/actor";
 import {
-  deliveryFiltersToQuery,
+  deliveryFilterParams,
   parseDeliveryFilters,
+  parseDeliveryPage,
   type DeliveryFilters,
-  type DeliveryStatusFilter,
 } from "@/lib/deliveries/delivery-filters";
-import { listDeliveries, type DeliveryRow } from "@/lib/deliveries/list-deliveries";
-import { utcQueryValue } from "@/lib/listing/query-filters";
+import { listDeliveries, type DeliveriesView, type DeliveryRow } from "@/lib/deliveries/list-deliveries";
 import { requirePageActor } from "../../_lib/session";
 import { bulkDryRunAction, bulkRedeliverAction, redeliverAction, replayLocallyAction } from "./actions";
 
@@ -37,17 +36,19 @@ const statusOptions = [
 
 type Params = Record<string, string | string[] | undefined>;
 
-function deliveriesHref(filters: DeliveryFilters, page: number): string {
-  const text = deliveryFiltersToQuery(filters, page).toString();
+function deliveriesHref(filters: Record<string, string>, page = 1): string {
+  const query = new URLSearchParams(filters);
+  if (page !== 1) query.set("page", String(page));
+  const text = query.toString();
   return `/deliveries${text ? `?${text}` : ""}`;
 }
 
 export default async function DeliveriesPage({ searchParams }: { searchParams: Promise<Params> }) {
   const actor = await requirePageActor("deliveries.view");
   const params = await searchParams;
+  // One window for the list, its dry run and its bulk redelivery (lib/deliveries/delivery-filters.ts).
   const { filters, errors } = parseDeliveryFilters(params);
-  const { since, until, openEnded, status, tenantId, eventId, page, providerCursor } = filters;
-  const windowText = `${formatTime(since)} → ${openEnded ? "now" : formatTime(until)}`;
+  const { page, providerCursor } = parseDeliveryPage(params);
   return (
     <>
       <PageHeader
@@ -60,10 +61,10 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: P
           className="grid grid-cols-1 gap-3 sm:grid-cols-2 lg:grid-cols-3"
           aria-label="Delivery filters"
         >
-          <SelectField label="Status" name="status" defaultValue={status} options={statusOptions} />
-          <TextField label="District" name="tenant" defaultValue={tenantId} placeholder="district-4417" />
-          <TextField label="Event id" name="event" defaultValue={eventId} placeholder="evt_…" />
-          <TimeRangeFields from={since} to={openEnded ? "" : until} toPlaceholder="now" />
+          <SelectField label="Status" name="status" defaultValue={filters.status} options={statusOptions} />
+          <TextField label="District" name="tenant" defaultValue={filters.tenantId} placeholder="district-4417" />
+          <TextField label="Event id" name="event" defaultValue={filters.eventId} placeholder="evt_…" />
+          <TimeRangeFields from={filters.since} to={filters.openEnded ? "" : filters.until} toPlaceholder="now" />
           <FilterActions clearHref="/deliveries" submitLabel="Show" clearLabel="Last 24 h" />
         </form>
       </Card>
@@ -72,68 +73,33 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: P
         // Keyed by what was asked for, not by the default window (it moves with the clock): a
         // re-render after a replay must keep the replay's result on screen.
         <Suspense
-          key={JSON.stringify([params.from, params.to, status, tenantId, eventId, page, providerCursor])}
+          key={JSON.stringify([
+            params.from,
+            params.to,
+            filters.status,
+            filters.tenantId,
+            filters.eventId,
+            page,
+            providerCursor,
+          ])}
           fallback={<Skeleton label="Loading deliveries…" />}
         >
-          <DeliveryTable
-            actor={actor}
-            since={since}
-            until={until}
-            eventId={eventId}
-            tenantId={tenantId}
-            status={status}
-            page={page}
-            providerCursor={providerCursor}
-            filters={filters}
-          />
+          <DeliveryTable actor={actor} filters={filters} page={page} providerCursor={providerCursor} />
         </Suspense>
       )}
-      <Card title="Bulk replay of failed deliveries" className="mt-6">
-        <p className="mb-3 text-sm text-slate-600">
-          Asks the provider to redeliver every event whose delivery failed in the window above (
-          <span data-testid="bulk-window">{windowText}</span>). Count them first with a dry run; change the window with
-          the filters.
-        </p>
-        {errors.length ? (
-          <p className="text-sm text-rose-700">Fix the window above first.</p>
-        ) : (
-          <div className="flex flex-wrap items-start gap-4">
-            <ActionForm
-              action={bulkDryRunAction}
-              hidden={{ from: utcQueryValue(since), to: utcQueryValue(until) }}
-              submitLabel="Count failed deliveries (dry run)"
-              tone="secondary"
-              className="max-w-md"
-            />
-            <ActionForm
-              action={bulkRedeliverAction}
-              hidden={{ from: utcQueryValue(since), to: utcQueryValue(until) }}
-              submitLabel="Redeliver failed deliveries"
-              confirm={{
-                prompt: `Ask the provider to redeliver every failed delivery from ${windowText}?`,
-                confirmLabel: "Yes, redeliver",
-              }}
-              className="max-w-md"
-            />
-          </div>
-        )}
-      </Card>
     </>
   );
 }
 
-async function DeliveryTable(props: {
-  actor: Actor;
-  since: Date;
-  until: Date;
-  eventId?: string;
-  tenantId?: string;
-  status: DeliveryStatusFilter;
-  page: number;
-  providerCursor?: string;
-  filters: DeliveryFilters;
-}) {
-  const view = await listDeliveries(props);
+async function DeliveryTable(props: { actor: Actor; filters: DeliveryFilters; page: number; providerCursor?: string }) {
+  const { filters } = props;
+  const view = await listDeliveries({
+    actor: props.actor,
+    ...filters,
+    page: props.page,
+    providerCursor: props.providerCursor,
+  });
+  const links = deliveryFilterParams(filters);
   return (
     <>
       {view.provider.kind === "unreachable" ? (
@@ -181,7 +147,7 @@ async function DeliveryTable(props: {
           {view.pageCount > 1 ? (
             <nav aria-label="Delivery pages" className="mt-4 flex flex-wrap items-center gap-2 text-sm">
               {view.page > 1 ? (
-                <Link className={buttonClass.secondary} href={deliveriesHref(props.filters, view.page - 1)}>
+                <Link className={buttonClass.secondary} href={deliveriesHref(links, view.page - 1)}>
                   Newer
                 </Link>
               ) : null}
@@ -189,7 +155,7 @@ async function DeliveryTable(props: {
                 Page {view.page} of {view.pageCount}
               </span>
               {view.page < view.pageCount ? (
-                <Link className={buttonClass.secondary} href={deliveriesHref(props.filters, view.page + 1)}>
+                <Link className={buttonClass.secondary} href={deliveriesHref(links, view.page + 1)}>
                   Older
                 </Link>
               ) : null}
@@ -197,7 +163,70 @@ async function DeliveryTable(props: {
           ) : null}
         </Card>
       )}
+      <BulkRedeliveryCard filters={filters} view={view} />
     </>
+  );
+}
+
+/** Acts on the rows above that failed at the provider, all pages of them, with the same filters. */
+function BulkRedeliveryCard({ filters, view }: { filters: DeliveryFilters; view: DeliveriesView }) {
+  const count = view.redeliverable.length;
+  const scope = [
+    `${formatTime(filters.since)} → ${filters.openEnded ? "now" : formatTime(filters.until)}`,
+    filters.tenantId ? `district ${filters.tenantId}` : null,
+    filters.eventId ? `event ${filters.eventId}` : null,
+    filters.status !== "all" ? `status ${filters.status}` : null,
+  ]
+    .filter(Boolean)
+    .join(" · ");
+  const hidden = deliveryFilterParams(filters, { pinned: true });
+  const unavailable =
+    view.provider.kind === "not_registered"
+      ? "No webhook is registered with the provider yet."
+      : view.provider.kind === "unreachable"
+        ? "The provider is unreachable: its failed deliveries are unknown."
+        : null;
+  return (
+    <Card title="Bulk redelivery of this list's failed deliveries" className="mt-6">
+      <p className="mb-3 text-sm text-slate-600">
+        Asks the provider to send again every delivery of the list above that failed at the provider, on every page of
+        it (<span data-testid="bulk-window">{scope}</span>)
+        {unavailable ? (
+          "."
+        ) : (
+          <>
+            : <strong data-testid="bulk-count">{plural(count, "failed delivery", "failed deliveries")}</strong>. Change
+            which with the filters; name them first with a dry run.
+          </>
+        )}
+      </p>
+      {unavailable ? (
+        <p className="text-sm text-slate-700" data-testid="bulk-unavailable">
+          {unavailable}
+        </p>
+      ) : (
+        <div className="flex flex-wrap items-start gap-4">
+          <ActionForm
+            action={bulkDryRunAction}
+            hidden={hidden}
+            submitLabel="Dry run: name them"
+            tone="secondary"
+            className="max-w-xl"
+          />
+          <ActionForm
+            action={bulkRedeliverAction}
+            hidden={hidden}
+            submitLabel={`Redeliver ${plural(count, "failed delivery", "failed deliveries")}`}
+            disabledReason={count === 0 ? "Nothing to redeliver: no delivery in this list failed." : undefined}
+            confirm={{
+              prompt: `Ask the provider to redeliver the ${plural(count, "failed delivery", "failed deliveries")} of this list (${scope})?`,
+              confirmLabel: "Yes, redeliver",
+            }}
+            className="max-w-xl"
+          />
+        </div>
+      )}
+    </Card>
   );
 }
 

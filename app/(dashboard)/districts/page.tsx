@@ -7,12 +7,12 @@ import { FilterActions } from "@/components/ui/filter-controls";
 import { TextField } from "@/components/ui/fields";
 import { KeysetPager } from "@/components/ui/keyset-pager";
 import { EmptyState } from "@/components/ui/empty-state";
-import { formatTime } from "@/components/ui/format";
+import { formatTime, plural } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
 import type { Actor } from "@/lib/auth/actor";
-import { listDistrictsPage } from "@/lib/keys/list-districts";
+import { listDistrictsPage, type DistrictSummary } from "@/lib/keys/list-districts";
 import { requirePageActor } from "../../_lib/session";
 
 export const metadata = { title: "Districts · Keyhook" };
@@ -76,10 +76,8 @@ async function DistrictList({ actor, search, after }: { actor: Actor; search: st
                   <div className="text-xs text-slate-500">{d.id}</div>
                 </Td>
                 <Td>{d.activeKeys}</Td>
-                <Td className="space-x-1">
-                  {d.openAlerts ? <Badge tone="amber">{d.openAlerts} superseded</Badge> : null}
-                  {d.pendingRevokes ? <Badge tone="blue">{d.pendingRevokes} awaiting confirmation</Badge> : null}
-                  {!d.openAlerts && !d.pendingRevokes ? <span className="text-slate-400">—</span> : null}
+                <Td>
+                  <NeedsAttention district={d} />
                 </Td>
                 <Td className="whitespace-nowrap text-xs">{formatTime(d.lastEventAt)}</Td>
               </tr>
@@ -89,5 +87,24 @@ async function DistrictList({ actor, search, after }: { actor: Actor; search: st
       </Card>
       <KeysetPager basePath="/districts" query={query} cursorParam={after} nextCursor={nextAfter} />
     </>
+  );
+}
+
+/** Every reason a human should open the district, or a dash. */
+function NeedsAttention({ district: d }: { district: DistrictSummary }) {
+  const items = [
+    d.openAlerts ? <Badge tone="amber">{plural(d.openAlerts, "superseded key")}</Badge> : null,
+    d.pendingRevokes ? <Badge tone="blue">{d.pendingRevokes} awaiting confirmation</Badge> : null,
+    d.quarantined ? <Badge tone="amber">{d.quarantined} in quarantine</Badge> : null,
+    d.missingEvents ? <Badge tone="red">{plural(d.missingEvents, "missing event")}</Badge> : null,
+    d.drift ? <Badge tone="red">{plural(d.drift, "drift alert")}</Badge> : null,
+  ].filter((item) => item !== null);
+  if (items.length === 0) return <span className="text-slate-400">—</span>;
+  return (
+    <div className="flex flex-wrap gap-1" data-testid="needs-attention">
+      {items.map((item, i) => (
+        <span key={i}>{item}</span>
+      ))}
+    </div>
   );
 }

@@ -3,18 +3,14 @@ import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { formatTime, plural } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
+import { ROLE_NAMES } from "@/components/ui/role-names";
 import { Table, Td, Th } from "@/components/ui/table";
+import type { Role } from "@/lib/auth/actor";
 import { listUsers, type UserStatus } from "@/lib/users/list-users";
 import { requirePageActor } from "../../_lib/session";
 import { CreateUserForm, UserRowActions } from "./user-forms";
 
 export const metadata = { title: "Users · Keyhook" };
-
-const roleNames: Record<string, string> = {
-  district_admin: "District admin",
-  support: "Support",
-  platform_admin: "Platform admin",
-};
 
 function StatusBadge({ status }: { status: UserStatus }) {
   if (status.kind === "disabled") return <Badge tone="red">disabled</Badge>;
@@ -58,7 +54,7 @@ export default async function UsersPage() {
                       <div className="text-xs text-slate-500">{user.name ?? "—"}</div>
                     </Td>
                     <Td label="Role" className="whitespace-nowrap">
-                      {roleNames[user.role] ?? user.role}
+                      {ROLE_NAMES[user.role as Role] ?? user.role}
                     </Td>
                     <Td label="District" className="whitespace-nowrap font-mono text-xs">
                       {user.tenantId ?? "—"}

@@ -1,24 +1,12 @@
 // The Users page's forms. Server components: each wraps the client ActionForm, which reports
 // the action's result (or its validation error) next to its button.
 import { ActionForm } from "@/components/action-form";
-import { SelectField, TextField } from "@/components/ui/fields";
+import { TextField } from "@/components/ui/fields";
 import type { UserView } from "@/lib/users/list-users";
 import { createUserAction, disableUserAction, enableUserAction, unlockUserAction, updateUserAction } from "./actions";
+import { RoleDistrictFields } from "./role-district-fields";
 
 type District = { id: string; name: string | null };
-
-const roleOptions = [
-  { value: "district_admin", label: "District admin" },
-  { value: "support", label: "Support" },
-  { value: "platform_admin", label: "Platform admin" },
-];
-
-function districtOptions(districts: District[]) {
-  return [
-    { value: "", label: "— none (staff) —" },
-    ...districts.map((d) => ({ value: d.id, label: d.name ? `${d.name} (${d.id})` : d.id })),
-  ];
-}
 
 export function CreateUserForm({ districts }: { districts: District[] }) {
   return (
@@ -26,8 +14,7 @@ export function CreateUserForm({ districts }: { districts: District[] }) {
       <div className="grid gap-3 sm:grid-cols-2">
         <TextField label="Email" name="email" type="email" required />
         <TextField label="Name" name="name" />
-        <SelectField label="Role" name="role" defaultValue="district_admin" options={roleOptions} />
-        <SelectField label="District" name="tenantId" options={districtOptions(districts)} />
+        <RoleDistrictFields districts={districts} defaultRole="district_admin" defaultTenantId={null} />
         <TextField
           label="Initial password (at least 12 characters; leave empty to generate one)"
           name="password"
@@ -56,13 +43,7 @@ export function UserRowActions({
         <>
           <ActionForm action={updateUserAction} hidden={{ userId: user.id }} submitLabel="Save role" tone="secondary">
             <div className="grid gap-2 sm:grid-cols-2">
-              <SelectField label="Role" name="role" defaultValue={user.role} options={roleOptions} />
-              <SelectField
-                label="District"
-                name="tenantId"
-                defaultValue={user.tenantId ?? ""}
-                options={districtOptions(districts)}
-              />
+              <RoleDistrictFields districts={districts} defaultRole={user.role} defaultTenantId={user.tenantId} />
             </div>
           </ActionForm>
           {user.status.kind === "disabled" ? (

@@ -46,7 +46,7 @@ export const issueKeyAction = action(
     });
     return result.staged
       ? "New key requested from the provider; it appears here when its webhook arrives."
-      : "This request was already sent.";
+      : "This request was already sent; the new key appears here when its webhook arrives.";
   },
   { target: (input) => input.tenantId },
 );

@@ -14,6 +14,7 @@ import { can } from "@/lib/auth/permissions";
 import {
   getDistrict,
   INACTIVE_KEY_STATUSES,
+  RECENT_KEY_MINUTES,
   revokeStateOf,
   type InactiveKeyStatus,
   type KeyView,
@@ -34,13 +35,17 @@ function KeyStatus({ keyView }: { keyView: KeyView }) {
       <Badge tone={statusTone[keyView.status as keyof typeof statusTone] ?? "slate"}>{keyView.status}</Badge>
       {revoke === "awaiting_confirmation" ? (
         <span data-testid="revoke-state" className="text-xs text-sky-800">
-          revoked, awaiting provider confirmation
+          awaiting the provider&apos;s confirmation (revoke sent {formatTime(keyView.revokeRequestedAt)})
         </span>
       ) : null}
       {revoke === "confirmed" ? (
         <span data-testid="revoke-state" className="text-xs text-emerald-700">
-          confirmed
+          {keyView.revokeRequestedAt ? "confirmed by the provider" : "revoked by the provider"} at{" "}
+          {formatTime(keyView.revokeConfirmedAt)}
         </span>
+      ) : null}
+      {keyView.status === "rotated" && keyView.rotatedAt ? (
+        <span className="text-xs text-slate-600">replaced at {formatTime(keyView.rotatedAt)}</span>
       ) : null}
       {keyView.status === "superseded" ? (
         <span className="text-xs text-amber-800">possibly live: nobody revoked it</span>
@@ -73,13 +78,25 @@ export default async function DistrictPage({
     <>
       <PageHeader
         title={district.name ?? district.id}
-        description={`${district.id} · highest sequence applied: ${district.highWaterMark}`}
+        description={
+          <span data-testid="district-sequences">
+            {district.id}
+            {district.highestSequenceSeen !== null ? ` · latest event: sequence ${district.highestSequenceSeen}` : ""} ·
+            newest key activation: sequence {String(district.highWaterMark)} (an older issue or rotation is stale)
+          </span>
+        }
       />
       <div className="space-y-6">
         <Card title="Keys">
           <p className="mb-3 text-xs text-slate-600" data-testid="key-counts">
             {keyCountsText(district.keyCounts)}
           </p>
+          {district.currentKeys.some((key) => key.recent) ? (
+            <p className="mb-3 text-xs text-slate-600">
+              Keys rotated or revoked in the last {RECENT_KEY_MINUTES} minutes stay here, then move to the inactive keys
+              below.
+            </p>
+          ) : null}
           {district.currentKeys.length === 0 ? (
             <EmptyState title="No active key">
               {district.inactiveCount
@@ -87,7 +104,17 @@ export default async function DistrictPage({
                 : "Keys appear here when their webhook arrives."}
             </EmptyState>
           ) : (
-            <KeysTable label="Keys" keys={district.currentKeys} actions={{ mayRevoke, mayRotate }} />
+            <>
+              {district.currentKeys.some((key) => key.status === "active") ? null : (
+                <p className="mb-3 text-sm font-medium text-slate-700" data-testid="no-active-key">
+                  No active key
+                  {district.currentKeys.some((key) => key.status === "superseded")
+                    ? ": a superseded key below may still work until someone revokes it."
+                    : ": every key of this district is deactivated."}
+                </p>
+              )}
+              <KeysTable label="Keys" keys={district.currentKeys} actions={{ mayRevoke, mayRotate }} />
+            </>
           )}
           {district.inactiveCount > 0 ? (
             // Open when filtering or paging it, so the next page does not land on a closed list.
@@ -221,7 +248,7 @@ function KeysTable({
       </thead>
       <tbody className="divide-y divide-slate-100">
         {keys.map((key) => (
-          <tr key={key.id} data-key-id={key.id}>
+          <tr key={key.id} data-key-id={key.id} data-key-status={key.status}>
             <Td>
               <div className="break-all font-mono text-xs">{key.id}</div>
               <div className="font-mono text-xs text-slate-500">{key.prefix ? `${key.prefix}…` : "—"}</div>
@@ -234,9 +261,9 @@ function KeysTable({
             </Td>
             <Td label="Version">{key.version ?? "—"}</Td>
             <Td label="When" className="text-xs">
-              <div className="whitespace-nowrap">created {formatTime(key.activatedAt ?? key.createdAt)}</div>
-              {key.rotatedAt ? <div className="whitespace-nowrap">rotated {formatTime(key.rotatedAt)}</div> : null}
-              {key.revokedAt ? <div className="whitespace-nowrap">revoked {formatTime(key.revokedAt)}</div> : null}
+              <KeyTime label="created" at={key.activatedAt ?? key.createdAt} />
+              {key.rotatedAt ? <KeyTime label="rotated" at={key.rotatedAt} /> : null}
+              {key.revokedAt ? <KeyTime label="revoked" at={key.revokedAt} /> : null}
             </Td>
             {withActions ? (
               <Td className="md:min-w-40">
@@ -250,15 +277,27 @@ function KeysTable({
   );
 }
 
-// Only what would change something: a revoked key cannot be revoked again, only an active key
+// A label, a date and a time that wrap between them, never inside one: the row fits a phone.
+function KeyTime({ label, at }: { label: string; at: Date }) {
+  const [date, time] = formatTime(at).split(" ", 2);
+  return (
+    <div>
+      {label} <span className="whitespace-nowrap">{date}</span> <span className="whitespace-nowrap">{time} UTC</span>
+    </div>
+  );
+}
+
+// Only what would change something: a deactivated key cannot be revoked again, only an active key
 // rotates. A revoke waiting for the provider says so instead of offering a button.
 function KeyActions({ keyView, mayRevoke, mayRotate }: { keyView: KeyView; mayRevoke: boolean; mayRotate: boolean }) {
-  if (keyView.status === "revoked")
+  if (revokeStateOf(keyView) === "awaiting_confirmation")
     return (
       <p className="text-xs text-slate-500">
         Revoke sent; the provider&apos;s confirmation shows here when it arrives.
       </p>
     );
+  if (keyView.status === "revoked" || keyView.status === "rotated")
+    return <p className="text-xs text-slate-500">Deactivated: nothing to do.</p>;
   return (
     <div className="flex flex-wrap gap-2 md:flex-col">
       {mayRevoke ? (

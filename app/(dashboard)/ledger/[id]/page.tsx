@@ -78,7 +78,8 @@ export default async function LedgerEventPage({ params }: { params: Promise<{ id
         {event.receipts.length === 0 ? (
           <EmptyState title="No receipts kept">Receipts older than the retention window are purged.</EmptyState>
         ) : (
-          <Table label="Receipts">
+          // Stacked on a phone: the answer, outcome and latency are what a person opens this for.
+          <Table label="Receipts" stack>
             <thead>
               <tr>
                 <Th>When</Th>
@@ -93,14 +94,20 @@ export default async function LedgerEventPage({ params }: { params: Promise<{ id
               {event.receipts.map((receipt) => (
                 <tr key={String(receipt.id)}>
                   <Td className="whitespace-nowrap text-xs">{formatTime(receipt.receivedAt)}</Td>
-                  <Td className="text-xs">{receipt.source}</Td>
-                  <Td className="text-xs">{receipt.signatureVerdict}</Td>
-                  <Td>
-                    <HttpStatusBadge status={receipt.status} />
-                    {receipt.error ? <div className="text-xs text-rose-700">{receipt.error}</div> : null}
+                  <Td label="Source" className="text-xs">
+                    {receipt.source}
                   </Td>
-                  <Td>{receipt.outcome ? <OutcomeBadge outcome={receipt.outcome} /> : "—"}</Td>
-                  <Td className="text-xs">{(receipt.latencyMicros / 1000).toFixed(2)} ms</Td>
+                  <Td label="Signature" className="text-xs">
+                    {receipt.signatureVerdict}
+                  </Td>
+                  <Td label="We answered">
+                    <HttpStatusBadge status={receipt.status} />
+                    {receipt.error ? <div className="break-words text-xs text-rose-700">{receipt.error}</div> : null}
+                  </Td>
+                  <Td label="Outcome">{receipt.outcome ? <OutcomeBadge outcome={receipt.outcome} /> : "—"}</Td>
+                  <Td label="Latency" className="text-xs">
+                    {(receipt.latencyMicros / 1000).toFixed(2)} ms
+                  </Td>
                 </tr>
               ))}
             </tbody>
