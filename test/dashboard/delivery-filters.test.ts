@@ -1,8 +1,7 @@
 // The Deliveries page's filters, parsed in lib/ like the ledger's and the audit log's: defaults,
-// form messages for bad input, and the query string that reproduces them.
+// form messages for bad input, and the parameters that reproduce them (the bulk forms carry them).
 import { describe, expect, it } from "vitest";
-import { AppError } from "@/lib/errors";
-import { deliveryFiltersToQuery, parseBulkWindow, parseDeliveryFilters } from "@/lib/deliveries/delivery-filters";
+import { deliveryFilterParams, parseDeliveryFilters, parseDeliveryPage } from "@/lib/deliveries/delivery-filters";
 
 const now = new Date("2026-12-01T08:18:04.750Z");
 
@@ -17,34 +16,36 @@ describe("the Deliveries page's filters", () => {
       status: "all",
       tenantId: undefined,
       eventId: undefined,
-      page: 1,
-      providerCursor: undefined,
     });
-    expect(deliveryFiltersToQuery(filters).toString()).toBe("from=2026-11-30T08%3A18%3A04");
+    expect(parseDeliveryPage({})).toEqual({ page: 1, providerCursor: undefined });
+    expect(deliveryFilterParams(filters)).toEqual({ from: "2026-11-30T08:18:04" });
+    // Pinned: a form submitted later means the window the page showed.
+    expect(deliveryFilterParams(filters, { pinned: true })).toEqual({
+      from: "2026-11-30T08:18:04",
+      to: "2026-12-01T08:18:05",
+    });
   });
 
   it("reads every parameter and writes back the ones that are not defaults", () => {
-    const { filters, errors } = parseDeliveryFilters(
-      {
-        from: "2026-12-01 07:00",
-        to: "2026-12-01 08:00:00Z",
-        status: "failed",
-        tenant: " district-4417 ",
-        event: "evt_1",
-        page: "3",
-        pcursor: "c1",
-      },
-      now,
-    );
+    const params = {
+      from: "2026-12-01 07:00",
+      to: "2026-12-01 08:00:00Z",
+      status: "failed",
+      tenant: " district-4417 ",
+      event: "evt_1",
+      page: "3",
+      pcursor: "c1",
+    };
+    const { filters, errors } = parseDeliveryFilters(params, now);
     expect(errors).toEqual([]);
-    expect(filters).toMatchObject({ openEnded: false, status: "failed", tenantId: "district-4417", page: 3 });
-    expect(Object.fromEntries(deliveryFiltersToQuery(filters, 4))).toEqual({
+    expect(filters).toMatchObject({ openEnded: false, status: "failed", tenantId: "district-4417" });
+    expect(parseDeliveryPage(params)).toEqual({ page: 3, providerCursor: "c1" });
+    expect(deliveryFilterParams(filters)).toEqual({
       from: "2026-12-01T07:00:00",
       to: "2026-12-01T08:00:00",
       status: "failed",
       tenant: "district-4417",
       event: "evt_1",
-      page: "4",
     });
   });
 
@@ -56,14 +57,5 @@ describe("the Deliveries page's filters", () => {
     expect(parseDeliveryFilters({ from: "2026-12-02", to: "2026-12-01" }, now).errors).toEqual([
       "From must be before To.",
     ]);
-  });
-
-  it("the bulk actions need both ends of the window", () => {
-    expect(parseBulkWindow({ from: "2026-12-01T07:00:00", to: "2026-12-01T08:00:00" })).toEqual({
-      since: new Date("2026-12-01T07:00:00Z"),
-      until: new Date("2026-12-01T08:00:00Z"),
-    });
-    expect(() => parseBulkWindow({ from: "2026-12-01T07:00:00", to: "" })).toThrow(AppError);
-    expect(() => parseBulkWindow({ from: "soon", to: "2026-12-01T08:00:00" })).toThrow(/From is not a date/);
   });
 });
