@@ -31,14 +31,22 @@ const describedBy = (own: string | undefined, error: { id: string } | null) =>
 export function FieldInput(props: InputProps) {
   const error = useFieldError(props.name);
   return (
-    <input {...props} aria-invalid={error ? true : undefined} aria-describedby={describedBy(props["aria-describedby"], error)} />
+    <input
+      {...props}
+      aria-invalid={error ? true : undefined}
+      aria-describedby={describedBy(props["aria-describedby"], error)}
+    />
   );
 }
 
 export function FieldSelect(props: SelectProps) {
   const error = useFieldError(props.name);
   return (
-    <select {...props} aria-invalid={error ? true : undefined} aria-describedby={describedBy(props["aria-describedby"], error)} />
+    <select
+      {...props}
+      aria-invalid={error ? true : undefined}
+      aria-describedby={describedBy(props["aria-describedby"], error)}
+    />
   );
 }
 

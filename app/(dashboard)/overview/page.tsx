@@ -2,7 +2,13 @@ import Link from "next/link";
 import { cache, Suspense } from "react";
 import { OutcomeChart } from "@/components/outcome-chart";
 import { Card, Stat } from "@/components/ui/card";
-import { boundedCountIsZero, formatBoundedCount, formatNumber, formatPercent, formatTime } from "@/components/ui/format";
+import {
+  boundedCountIsZero,
+  formatBoundedCount,
+  formatNumber,
+  formatPercent,
+  formatTime,
+} from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import type { Actor } from "@/lib/auth/actor";
