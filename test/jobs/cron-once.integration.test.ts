@@ -88,7 +88,11 @@ describe("the queue's cron across two workers", () => {
       ["ran", "2026-03-10T03:00:00.000Z"],
       ["ran", "2026-03-11T03:00:00.000Z"],
     ]);
-    // Stopping flushes the workers' batched completions; then no job may be left behind.
+    // A worker writes its completions in batches on a timer, set under the fake clock: run it,
+    // then stop on the real clock (the queue's stop waits on timers of its own). Then no job may
+    // be left behind.
+    await vi.advanceTimersByTimeAsync(5 * SECOND);
+    vi.useRealTimers();
     await Promise.all(runners.map((runner) => runner.stop()));
     runners = [];
     const left = await prisma.$queryRawUnsafe<unknown[]>(
