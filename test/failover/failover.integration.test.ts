@@ -126,6 +126,12 @@ describe.skipIf(missing !== null)("on a Patroni cluster with a synchronous stand
       await foldRollups();
       worker = startWorker({ DATABASE_URL: url(), OUTBOX_POLL_INTERVAL_MS: "60000", ROLLUP_INTERVAL_MS: "200" });
       await waitUntil(() => worker.output.join("").includes("worker started"), 50);
+      // A worker purges its day's slot when it starts: that run holds the purge's lease until it ends.
+      await waitUntil(
+        async () =>
+          (await prisma.purgeRun.count({ where: { scheduledFor: { not: null }, status: { not: "running" } } })) > 0,
+        50,
+      );
 
       await insertClaims({ count: 40, receivedAt: new Date(Date.now() - 60 * DAY_MS) });
       let firstBatch!: () => void;
