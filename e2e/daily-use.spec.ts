@@ -9,6 +9,7 @@ import {
   apiAs,
   deliverSigned,
   expect,
+  expectConsoleError,
   screenshot,
   screenshotBothWidths,
   sidewaysOverflow,
@@ -292,6 +293,8 @@ test("a district admin's Overview names the district and shows their key", async
 
 test("an unknown address keeps the navigation for a signed-in user, and is a 404", async ({ page }) => {
   await signIn(page, USERS.districtAdmin);
+  // The browser logs the 404 it is answered: that is the point here.
+  expectConsoleError(/status of 404 \(Not Found\) \[.*\/no-such-page\]/);
   for (const size of WIDTHS) {
     await page.setViewportSize({ width: size.width, height: size.height });
     const response = await page.goto("/no-such-page");

@@ -2,9 +2,8 @@
 // gaps on the district page and overview; per-secret usage on Settings; the canary stays hidden.
 // No provider runs here, so the check falls back to locally signed events and says the delivery
 // history cannot be reconciled, and no purge has run yet: "not ready", with what to fix.
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { type Page } from "@playwright/test";
+import { startSimulator, type SimulatorProcess } from "../test/support/simulator";
 import { expect, expectConsoleError, test, apiAs, deliverSigned, screenshot, signIn, USERS } from "./support";
 
 const sizes = [
@@ -102,29 +101,10 @@ test("a district admin has no readiness page", async ({ page }) => {
 });
 
 /** The provider simulator on the port the app calls, keeping nothing: a restart is a provider whose state was reset. */
-async function startProvider(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "simulator/main.ts"], {
-    env: {
-      ...process.env,
-      PROVIDER_SIM_PORT: String(Number(process.env.E2E_PROVIDER_PORT ?? 4539)),
-      PROVIDER_SIM_DATA_DIR: "memory",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
+function startProvider(): Promise<SimulatorProcess> {
+  return startSimulator({
+    env: { PROVIDER_SIM_PORT: String(Number(process.env.E2E_PROVIDER_PORT ?? 4539)), PROVIDER_SIM_DATA_DIR: "memory" },
   });
-  await new Promise<void>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`provider simulator exited with ${code}`)));
-    child.stdout!.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes('"port"')) resolve();
-    });
-  });
-  return child;
-}
-
-async function stopProvider(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = once(child, "exit");
-  child.kill("SIGKILL");
-  await exited;
 }
 
 // Last in this file: it leaves a registered hook behind, which the runs above must not see.
@@ -145,7 +125,7 @@ test("Settings says when the provider lost our webhook, and Register puts it bac
     )![0];
 
     // The provider's state is reset: same address, no hooks.
-    await stopProvider(provider);
+    await provider.kill();
     provider = await startProvider();
     await page.reload();
     await expect(page.getByText("Our webhook is not registered at the provider:")).toBeVisible();
@@ -168,6 +148,6 @@ test("Settings says when the provider lost our webhook, and Register puts it bac
     ).toBeVisible();
     await shoot(page, "settings-hook-registered");
   } finally {
-    await stopProvider(provider);
+    await provider.dispose();
   }
 });

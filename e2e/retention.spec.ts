@@ -12,7 +12,11 @@ test("the Retention form refuses a horizon below PROVIDER_RETRY_HORIZON_HOURS, n
   await page.getByLabel("Retention (days)", { exact: true }).fill("2");
   await horizon.fill("23");
   await page.getByRole("button", { name: "Save settings" }).click();
-  await expect(page.getByRole("alert").filter({ hasText: "must be at least 28 h, not 23 h" })).toBeVisible();
+  await expect(
+    page
+      .locator('[data-result="error"][data-field="retryHorizonHours"]')
+      .filter({ hasText: "must be at least 28 h, not 23 h" }),
+  ).toBeVisible();
   await expect(horizon).toHaveAttribute("aria-invalid", "true");
   await expect(horizon).toHaveAccessibleDescription(/The provider retry horizon must be at least 28 h, not 23 h/);
   // What was typed is still there to correct.

@@ -112,11 +112,12 @@ async function RetentionDetails({ actor }: { actor: Actor }) {
           <tbody className="divide-y divide-slate-100">
             {tables.map((table) => (
               <tr key={table.table}>
-                <Td className="font-mono text-xs">{table.table}</Td>
+                <Td className="font-mono text-xs [overflow-wrap:anywhere]">{table.table}</Td>
                 <Td className="text-xs" label="What goes">
                   {table.what}
                 </Td>
-                <Td className="text-xs" label="Window">
+                {/* Setting names are one long word each: they break where they must on a phone. */}
+                <Td className="text-xs [overflow-wrap:anywhere]" label="Window">
                   {table.bound}
                 </Td>
                 <Td className="whitespace-nowrap text-xs" label="Rows">
