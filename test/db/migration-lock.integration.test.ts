@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterEach, describe, expect, it, inject } from "vitest";
-import { MIGRATION_LOCK_KEY } from "@/tooling/migrations/migration-lock";
+import { MIGRATION_LOCK_KEY, withMigrationLock } from "@/tooling/migrations/migration-lock";
 
 const adminUrl = inject("postgresAdminUrl");
 const cleanup: (() => Promise<void>)[] = [];
@@ -80,5 +80,54 @@ describe("a replica waiting for another replica's migrations", () => {
     expect(launcher.output()).toMatch(
       /keyhook: gave up after 1 s waiting for the migration lock held by PostgreSQL backend \d+ \(keyhook-test-other-replica.*MIGRATION_LOCK_TIMEOUT_MS=1000/,
     );
+  });
+});
+
+describe("work under the migration lock", () => {
+  async function emptyDatabase(): Promise<string> {
+    const name = `keyhook_lock_${randomBytes(5).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    cleanup.push(async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    });
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    return url.toString();
+  }
+
+  it("is done again under the lock taken anew when the database went away meanwhile (a failover)", async () => {
+    const url = await emptyDatabase();
+    let calls = 0;
+    const result = await withMigrationLock({ url, timeoutMs: 10_000 }, async () => {
+      calls++;
+      if (calls === 1) {
+        // What a failover does to every session: the lock's own one included.
+        const killer = new pg.Client({ connectionString: url });
+        await killer.connect();
+        await killer.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'keyhook-migrate'",
+        );
+        await killer.end();
+        throw new Error("connection terminated");
+      }
+      return "migrated";
+    });
+    expect(result).toBe("migrated");
+    expect(calls).toBe(2);
+  });
+
+  it("fails as it failed when its lock session is alive (a broken migration is not retried)", async () => {
+    const url = await emptyDatabase();
+    let calls = 0;
+    await expect(
+      withMigrationLock({ url, timeoutMs: 10_000 }, async () => {
+        calls++;
+        throw new Error("syntax error in migration");
+      }),
+    ).rejects.toThrow("syntax error in migration");
+    expect(calls).toBe(1);
   });
 });

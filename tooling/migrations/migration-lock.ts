@@ -25,13 +25,36 @@ export type MigrationLockOptions = {
 };
 
 export async function withMigrationLock<T>(options: MigrationLockOptions, work: () => Promise<T>): Promise<T> {
+  const started = Date.now();
   // The first connection fails fast (a wrong URL or password is not worth waiting for).
-  const client = await acquire(await connect(options.url), options);
+  let client = await acquire(await connect(options.url), options);
   try {
-    return await work();
+    for (;;) {
+      try {
+        return await work();
+      } catch (error) {
+        // Work that failed because the database went away (a failover: the lock's own session is
+        // gone too) is done again under the lock taken anew; the migrations' own bookkeeping makes
+        // that safe (applied ones are skipped, one cut half-way is recorded failed and stops there).
+        const remaining = options.timeoutMs - (Date.now() - started);
+        if (remaining <= 0 || (await sessionAlive(client))) throw error;
+        options.log?.(`lost the database while migrating (${String(error)}); taking the lock again`);
+        await client.end().catch(() => {});
+        client = await acquire(null, { ...options, timeoutMs: remaining });
+      }
+    }
   } finally {
     await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});
     await client.end().catch(() => {});
+  }
+}
+
+async function sessionAlive(client: pg.Client): Promise<boolean> {
+  try {
+    await client.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -57,7 +80,7 @@ async function connect(url: string): Promise<pg.Client> {
  * (a failover: the lock we waited for went with the old primary) is replaced by a new one, until
  * the timeout.
  */
-async function acquire(first: pg.Client, options: MigrationLockOptions): Promise<pg.Client> {
+async function acquire(first: pg.Client | null, options: MigrationLockOptions): Promise<pg.Client> {
   const started = Date.now();
   let lastSaid = -Infinity;
   let client: pg.Client | null = first;
