@@ -155,6 +155,7 @@ describe.skipIf(missing !== null)("on a Patroni cluster with a synchronous stand
       await holder.connect();
       await holder.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
       migrationWaiter = applyMigrations({ databaseUrl: url(), lockTimeoutMs: 120_000 });
+      migrationWaiter.catch(() => {}); // awaited by its test
       await waitUntil(async () => {
         const { rows } = await holder.query(
           "SELECT 1 FROM pg_stat_activity WHERE application_name = 'keyhook-migrate' AND pid <> pg_backend_pid()",
