@@ -13,7 +13,7 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-async function emptyDatabaseWithLockHeld(): Promise<string> {
+async function emptyDatabase(): Promise<string> {
   const name = `keyhook_lock_${randomBytes(5).toString("hex")}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -24,11 +24,16 @@ async function emptyDatabaseWithLockHeld(): Promise<string> {
   });
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const holder = new pg.Client({ connectionString: url.toString(), application_name: "keyhook-test-other-replica" });
+  return url.toString();
+}
+
+async function emptyDatabaseWithLockHeld(): Promise<string> {
+  const url = await emptyDatabase();
+  const holder = new pg.Client({ connectionString: url, application_name: "keyhook-test-other-replica" });
   await holder.connect();
   await holder.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
   cleanup.push(() => holder.end());
-  return url.toString();
+  return url;
 }
 
 function startLauncher(env: Record<string, string>) {
@@ -84,20 +89,6 @@ describe("a replica waiting for another replica's migrations", () => {
 });
 
 describe("work under the migration lock", () => {
-  async function emptyDatabase(): Promise<string> {
-    const name = `keyhook_lock_${randomBytes(5).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    cleanup.push(async () => {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    });
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    return url.toString();
-  }
-
   it("is done again under the lock taken anew when the database went away meanwhile (a failover)", async () => {
     const url = await emptyDatabase();
     let calls = 0;
