@@ -380,10 +380,20 @@ export async function startPatroniCluster(options: PatroniClusterOptions): Promi
       });
       if (!response.ok) throw new Error(`PATCH /config → ${response.status} ${await response.text()}`);
       synchronous = on;
+      // Patroni's view first, then PostgreSQL's own on the primary (what the readiness step
+      // reads): Patroni reports the change before PostgreSQL has reloaded it.
       await waitFor(
         async () => {
           const list = await members();
-          return list.some((m) => m.role === "sync_standby") === on;
+          if (list.some((m) => m.role === "sync_standby") !== on) return false;
+          const [row] = await withPgClient(url(ports.haPrimary, "postgres"), async (client) => {
+            const { rows } = await client.query<{ names: string; sync: number }>(
+              `SELECT current_setting('synchronous_standby_names') AS names,
+                      (SELECT count(*)::int FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')) AS sync`,
+            );
+            return rows;
+          }).catch(() => [undefined]);
+          return row !== undefined && (row.names !== "" && row.sync > 0) === on;
         },
         30_000,
         `replication did not become ${on ? "synchronous" : "asynchronous"}`,
