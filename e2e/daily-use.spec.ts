@@ -250,24 +250,25 @@ test("the Overview chart has readable axes at both widths", async ({ page }) => 
   for (const size of WIDTHS) {
     await page.setViewportSize({ width: size.width, height: size.height });
     await page.goto("/overview");
+    // Measured once the chart is laid out in view (a streamed section is swapped in after the shell).
+    const xAxis = page.getByTestId("chart-x-axis");
+    await xAxis.scrollIntoViewIfNeeded();
+    await expect(xAxis).toBeVisible();
     const yLabels = page.getByTestId("chart-y-axis").locator("span");
     await expect(yLabels).toHaveCount(5);
     const texts = await yLabels.allTextContents();
     expect(texts[4]).toBe("0");
     expect(Number(texts[0]!.replace(/,/g, ""))).toBeGreaterThan(0);
-    const xLabels = await page
-      .getByTestId("chart-x-axis")
-      .locator("span")
-      .evaluateAll((spans) =>
-        spans
-          .filter((s) => getComputedStyle(s).visibility === "visible")
-          .map((s) => {
-            const range = document.createRange();
-            range.selectNodeContents(s);
-            const box = range.getBoundingClientRect();
-            return { left: box.left, right: box.right, size: parseFloat(getComputedStyle(s).fontSize) };
-          }),
-      );
+    const xLabels = await xAxis.locator("span").evaluateAll((spans) =>
+      spans
+        .filter((s) => getComputedStyle(s).visibility === "visible")
+        .map((s) => {
+          const range = document.createRange();
+          range.selectNodeContents(s);
+          const box = range.getBoundingClientRect();
+          return { left: box.left, right: box.right, size: parseFloat(getComputedStyle(s).fontSize) };
+        }),
+    );
     expect(xLabels.length).toBeGreaterThanOrEqual(size.name === "390" ? 5 : 10);
     for (let i = 1; i < xLabels.length; i++) expect(xLabels[i]!.left).toBeGreaterThan(xLabels[i - 1]!.right);
     for (const label of xLabels) expect(label.size).toBeGreaterThanOrEqual(12);
