@@ -63,6 +63,14 @@ describe("the worker when its database goes away", () => {
   it("a job cut off mid-run while new connections are refused: the process stays up, LISTEN and the jobs resume", async () => {
     worker = startWorkerThroughProxy();
     await waitUntil(() => worker!.output.join("").includes("worker started"), 50);
+    // A worker purges its day's slot when it starts; let that run end, so that the query found
+    // waiting on the watermarks' lock below is the fold's, not the purge's.
+    await waitUntil(async () => {
+      const { rows } = await admin.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM purge_runs WHERE status <> 'running'`,
+      );
+      return rows[0]!.n > 0;
+    }, 50);
     await jobRuns("before");
 
     // Hold the rollup watermarks so the next fold job is inside a query when the cut comes: the
