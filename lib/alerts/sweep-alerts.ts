@@ -1,9 +1,11 @@
 import "server-only";
 // The alert sweep: raises and resolves every condition-based kind (and folds new quarantined
-// events into their alerts). Drift alerts are the drift check's (lib/drift); sequence gaps have
+// events into their alerts). Drift alerts are the drift check's (lib/drift), but one our own side
+// has settled since is resolved here (settled-drift.ts); sequence gaps have
 // their own job (lib/gaps/raise-gap-alerts.ts), run here too so one sweep covers the center.
 // The queue runs it every ALERT_SWEEP_INTERVAL_MS (task alerts.sweep, lib/jobs/background-jobs.ts).
 import { prisma, type Db } from "../db";
+import { resolveSettledDrift } from "../drift/settled-drift";
 import { raiseGapAlerts } from "../gaps/raise-gap-alerts";
 import {
   sweepDeliveryFailureRate,
@@ -26,5 +28,6 @@ export async function sweepAlerts(options: { now?: Date } = {}, db: Db = prisma)
     purge_failed: await sweepPurgeFailures(now, db),
     provider_unreachable: await sweepProviderUnreachable(now, db),
     delivery_failure_rate: await sweepDeliveryFailureRate(now, db),
+    settled_drift: await resolveSettledDrift(now, db),
   };
 }

@@ -4,6 +4,8 @@
 // the provider's state here; a second run raises nothing new.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { acknowledgeAlert, resolveAlert } from "@/lib/alerts/act-on-alert";
+import { SWEEP_ACTOR } from "@/lib/alerts/alert-kinds";
+import { sweepAlerts } from "@/lib/alerts/sweep-alerts";
 import { getAlert } from "@/lib/alerts/get-alert";
 import type { Actor } from "@/lib/auth/actor";
 import { prisma } from "@/lib/db";
@@ -209,6 +211,44 @@ describe("drift check", () => {
       status: "done",
       trigger: "schedule",
     });
+  });
+});
+
+describe("drift our own side settles", () => {
+  it("is resolved at the next alert sweep; a difference still there stays open", async () => {
+    // A: revoked at the provider, the webhook lost (live here, dead there) — then the revoke arrives.
+    const a = district("a");
+    const keyA = (await client.issueKey({ tenantId: a, scopes: [], idempotencyKey: `${a}-1` })).key.id;
+    await delivered("key.created", a, keyA, 1);
+    await client.revokeKey({ tenantId: a, keyId: keyA, idempotencyKey: `${a}-2` });
+    // B: after a key both sides revoked, one issued at the provider and not yet delivered (live
+    // there, unknown here) — then it arrives.
+    const b = district("b");
+    const oldB = (await client.issueKey({ tenantId: b, scopes: [], idempotencyKey: `${b}-1` })).key.id;
+    await delivered("key.created", b, oldB, 1);
+    await client.revokeKey({ tenantId: b, keyId: oldB, idempotencyKey: `${b}-2` });
+    await delivered("key.revoked", b, oldB, 2);
+    const keyB = (await client.issueKey({ tenantId: b, scopes: [], idempotencyKey: `${b}-3` })).key.id;
+    // C: like A, but nothing arrives: the difference is still there.
+    const c = district("c");
+    const keyC = (await client.issueKey({ tenantId: c, scopes: [], idempotencyKey: `${c}-1` })).key.id;
+    await delivered("key.created", c, keyC, 1);
+    await client.revokeKey({ tenantId: c, keyId: keyC, idempotencyKey: `${c}-2` });
+    await runDriftCheck({ provider: client, trigger: "test" });
+    expect((await driftAlerts()).map((x) => [x.subject, x.state])).toEqual([
+      [`drift/${a}/${keyA}`, "open"],
+      [`drift/${b}/${keyB}`, "open"],
+      [`drift/${c}/${keyC}`, "open"],
+    ]);
+
+    await delivered("key.revoked", a, keyA, 2);
+    await delivered("key.created", b, keyB, 3);
+    expect((await sweepAlerts()).settled_drift).toEqual({ raised: 0, resolved: 2 });
+    expect((await driftAlerts()).map((x) => [x.subject, x.state, x.resolution, x.resolvedBy])).toEqual([
+      [`drift/${a}/${keyA}`, "resolved", "condition_cleared", SWEEP_ACTOR],
+      [`drift/${b}/${keyB}`, "resolved", "condition_cleared", SWEEP_ACTOR],
+      [`drift/${c}/${keyC}`, "open", null, null],
+    ]);
   });
 });
 

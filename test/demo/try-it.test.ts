@@ -101,11 +101,14 @@ async function checkClaim(claim: string, context: { tenantId: string; eventIds: 
     expect(await prisma.alert.count({ where: { tenantId: context.tenantId } }), "alerts were raised").toBeGreaterThan(
       0,
     );
-    await expectSoon(
-      async () =>
-        (await prisma.alert.count({ where: { tenantId: context.tenantId, state: { not: "resolved" } } })) === 0,
-      claim,
-    );
+    const unresolved = () =>
+      prisma.alert.findMany({
+        where: { tenantId: context.tenantId, state: { not: "resolved" } },
+        select: { kind: true, subject: true },
+      });
+    await expectSoon(async () => (await unresolved()).length === 0, claim).catch(async (error: Error) => {
+      throw new Error(`${error.message}; still open: ${JSON.stringify(await unresolved())}`);
+    });
   } else if (claim === "/quarantine lists it") {
     await page.goto("/quarantine");
     await page.getByRole("link", { name: context.eventIds[0]! }).waitFor();
