@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterEach, describe, expect, it, inject } from "vitest";
 import { MIGRATION_LOCK_KEY, withMigrationLock } from "@/tooling/migrations/migration-lock";
+import { applyMigrations } from "@/tooling/migrations/wasm-engine";
 
 const adminUrl = inject("postgresAdminUrl");
 const cleanup: (() => Promise<void>)[] = [];
@@ -108,6 +109,29 @@ describe("work under the migration lock", () => {
     });
     expect(result).toBe("migrated");
     expect(calls).toBe(2);
+  });
+
+  it("is done again under the same lock when the work met a read-only server its session outlived (a standby being promoted)", async () => {
+    const url = await emptyDatabase();
+    let calls = 0;
+    const said: string[] = [];
+    const result = await withMigrationLock({ url, timeoutMs: 10_000, log: (m) => said.push(m) }, async () => {
+      if (++calls === 1) throw new Error("ERROR: cannot execute CREATE TABLE in a read-only transaction");
+      return "migrated";
+    });
+    expect([result, calls]).toEqual(["migrated", 2]);
+    expect(said).toEqual([expect.stringMatching(/^lost the database while migrating .*read-only.*; trying again/)]);
+  });
+
+  it("on a server that stays read-only, gives up at the timeout with PostgreSQL's own words", async () => {
+    const url = await emptyDatabase();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} SET default_transaction_read_only = on`);
+    await admin.end();
+    await expect(applyMigrations({ databaseUrl: url, lockTimeoutMs: 1_500 })).rejects.toThrow(
+      /cannot execute CREATE TABLE in a read-only transaction/,
+    );
   });
 
   it("fails as it failed when its lock session is alive (a broken migration is not retried)", async () => {

@@ -34,13 +34,17 @@ export async function withMigrationLock<T>(options: MigrationLockOptions, work: 
         return await work();
       } catch (error) {
         // Work that failed because the database went away (a failover: the lock's own session is
-        // gone too) is done again under the lock taken anew; the migrations' own bookkeeping makes
-        // that safe (applied ones are skipped, one cut half-way is recorded failed and stops there).
+        // gone too, or the new primary was still read-only) is done again under the lock, taken
+        // anew if its session is gone; the migrations' own bookkeeping makes that safe (applied
+        // ones are skipped, one cut half-way is recorded failed and stops there).
         const remaining = options.timeoutMs - (Date.now() - started);
-        if (remaining <= 0 || (await sessionAlive(client))) throw error;
-        options.log?.(`lost the database while migrating (${String(error)}); taking the lock again`);
-        await client.end().catch(() => {});
-        client = await acquire(null, { ...options, timeoutMs: remaining });
+        const onPrimary = await sessionOnPrimary(client);
+        if (remaining <= 0 || (onPrimary && !lostTheDatabase(error))) throw error;
+        options.log?.(`lost the database while migrating (${String(error)}); trying again under the lock`);
+        if (!onPrimary) {
+          await client.end().catch(() => {});
+          client = await acquire(null, { ...options, timeoutMs: remaining });
+        } else await abortableDelay(POLL_MS, options.signal);
       }
     }
   } finally {
@@ -49,14 +53,29 @@ export async function withMigrationLock<T>(options: MigrationLockOptions, work: 
   }
 }
 
-async function sessionAlive(client: pg.Client): Promise<boolean> {
+/** The lock's session still works, on a server that takes writes. */
+async function sessionOnPrimary(client: pg.Client): Promise<boolean> {
   try {
-    await client.query("SELECT 1");
-    return true;
+    const { rows } = await client.query<{ standby: boolean }>("SELECT pg_is_in_recovery() AS standby");
+    return rows[0]?.standby === false;
   } catch {
     return false;
   }
 }
+
+/**
+ * An error the database going away explains: the connection lost or refused, the server shutting
+ * down, or read-only (a standby, promoted a moment later). Anything else is the migration's own.
+ */
+function lostTheDatabase(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && (/^(08|57P0)/.test(code) || code === "25006" || LOST_KINDS.has(code))) return true;
+  // The schema engine reports PostgreSQL's errors as text, without their code.
+  return LOST_MESSAGE.test(error instanceof Error ? error.message : String(error));
+}
+const LOST_MESSAGE =
+  /connection terminated|terminating connection|read-only transaction|the database system is (starting up|shutting down|in recovery)|ECONNRESET|ECONNREFUSED/i;
+const LOST_KINDS = new Set(["ConnectionClosed", "DatabaseNotReachable", "SocketTimeout", "ECONNRESET", "ECONNREFUSED"]);
 
 async function connect(url: string): Promise<pg.Client> {
   const client = new pg.Client({
@@ -89,9 +108,25 @@ async function acquire(first: pg.Client | null, options: MigrationLockOptions): 
     const waited = Date.now() - started;
     try {
       client ??= await connect(options.url);
-      const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
-        MIGRATION_LOCK_KEY,
-      ]);
+      const { rows } = await client.query<{ locked: boolean; standby: boolean }>(
+        "SELECT pg_try_advisory_lock($1) AS locked, pg_is_in_recovery() AS standby",
+        [MIGRATION_LOCK_KEY],
+      );
+      // A standby takes advisory locks too, but not the migrations' writes: one being promoted
+      // (a failover) is waited for; a URL that names a standby for good fails at the timeout.
+      if (rows[0]?.locked && rows[0].standby) {
+        await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
+        if (waited >= options.timeoutMs)
+          throw new MigrationLockTimeout(
+            `gave up after ${Math.round(waited / 1000)} s: the migration URL reaches a standby (in recovery), not the primary`,
+          );
+        if (Date.now() - lastSaid >= SAY_AGAIN_MS) {
+          options.log?.("the migration URL reaches a standby (in recovery): waiting for it to be the primary");
+          lastSaid = Date.now();
+        }
+        await abortableDelay(POLL_MS, options.signal);
+        continue;
+      }
       if (rows[0]?.locked) return client;
       if (waited >= options.timeoutMs || Date.now() - lastSaid >= SAY_AGAIN_MS) {
         const holder = await describeHolder(client);

@@ -5,7 +5,7 @@ import "server-only";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+import { bindMigrationAwareSqlAdapterFactory, type ErrorRegistry } from "@prisma/driver-adapter-utils";
 import type { DiffTarget, SchemaEngine } from "@prisma/schema-engine-wasm";
 import { createMigrationAdapterFactory, type MigrationAdapterFactory } from "./pg-adapter";
 import { DEFAULT_MIGRATIONS_DIR, readMigrationsList } from "./migrations-dir";
@@ -99,16 +99,17 @@ async function withEngine<T>(
   const factory: MigrationAdapterFactory = createMigrationAdapterFactory(connection);
   const schemaPath = path.resolve(SCHEMA_PATH);
   const datamodel = await readFile(schemaPath, "utf8");
+  const bound = bindMigrationAwareSqlAdapterFactory(factory);
   let engine: SchemaEngine | undefined;
   try {
     engine = await SchemaEngine.new(
       { datamodels: [[schemaPath, datamodel]] },
       (message: string) => log?.(message),
-      bindMigrationAwareSqlAdapterFactory(factory),
+      bound,
     );
     return await work(engine);
   } catch (error) {
-    throw engineError(error);
+    throw engineError(error, bound.errorRegistry);
   } finally {
     engine?.free();
     await factory.disposeAll();
@@ -153,9 +154,14 @@ function loadWasm(): Promise<WasmModule> {
 }
 
 /** The engine rejects with plain objects or strings; give callers an Error with its message. */
-function engineError(error: unknown): Error {
+function engineError(error: unknown, registry: ErrorRegistry): Error {
   const panic = lastPanic;
   lastPanic = undefined;
+  // A database error reaches us as "External error id#N": the driver's own error waits in the
+  // registry under N (its PostgreSQL code and message are what an operator and a retry need).
+  const external = /External error id#(\d+)/.exec(error instanceof Error ? error.message : String(error));
+  const original = external ? registry.consumeError(Number(external[1]))?.error : undefined;
+  if (original !== undefined) return driverError(original);
   if (error instanceof Error) {
     if (panic) error.message = `${error.message} (schema engine panic: ${panic})`;
     return error;
@@ -163,4 +169,14 @@ function engineError(error: unknown): Error {
   const message =
     typeof error === "string" ? error : ((error as { message?: string })?.message ?? JSON.stringify(error));
   return new Error(panic ? `${message} (schema engine panic: ${panic})` : message, { cause: error });
+}
+
+/** The driver's error, with PostgreSQL's code (or adapter-pg's kind: ConnectionClosed …) as `code`. */
+function driverError(original: unknown): Error {
+  if (!(original instanceof Error)) return new Error(String(original), { cause: original });
+  const cause = (original as { cause?: { originalCode?: string; originalMessage?: string; kind?: string } }).cause;
+  if (!cause?.kind) return original;
+  return Object.assign(new Error(cause.originalMessage ?? original.message, { cause: original }), {
+    code: cause.originalCode ?? cause.kind,
+  });
 }
