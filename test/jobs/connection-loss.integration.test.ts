@@ -20,7 +20,9 @@ beforeEach(async () => {
   const direct = new URL(databaseUrl());
   proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
 });
-afterEach(async () => {
+afterEach(async (context) => {
+  // A test that timed out says nothing of where the worker was: its output does.
+  if (context.task.result?.state !== "pass" && worker) console.error(worker.output.join(""));
   await worker?.kill("SIGKILL");
   worker = null;
   await proxy.close();
@@ -73,13 +75,15 @@ describe("the worker when its database goes away", () => {
     }, 50);
     await jobRuns("before");
 
-    // Hold the rollup watermarks so the next fold job is inside a query when the cut comes: the
-    // queue then has to record its failure while the database refuses every connection.
+    // Hold the rollup watermarks so a fold job is inside a query when the cut comes: the queue
+    // then has to record its failure while the database refuses every connection. The fold's own
+    // chain comes due between polls (a minute here), so a fold job is queued now, with a NOTIFY.
     await admin.query("BEGIN");
     await admin.query("SELECT 1 FROM rollup_watermarks FOR UPDATE");
     const waiting = new pg.Client({ connectionString: databaseUrl() });
     await waiting.connect();
     try {
+      await waiting.query(`SELECT graphile_worker.add_job('rollups.fold', '{}'::json)`);
       await waitUntil(async () => {
         const { rows } = await waiting.query(
           `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
@@ -107,7 +111,8 @@ describe("the worker when its database goes away", () => {
     worker = startWorkerThroughProxy();
     await waitUntil(() => worker!.output.join("").includes("worker started"), 50);
     proxy.freeze();
-    // The fold chain runs every 100 ms: by now a job's query is stuck on the silent connection.
+    // Whatever the worker was saying to the database (LISTEN, a job, the queue's own queries)
+    // now waits on the silent connection.
     await new Promise((resolve) => setTimeout(resolve, 500));
     worker.child.kill("SIGTERM");
     const result = await exited(worker);
