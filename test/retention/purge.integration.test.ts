@@ -13,6 +13,19 @@ const daysAgo = (days: number, extraMs = 0) => new Date(now.getTime() - days * D
 
 beforeEach(resetDatabase);
 
+/**
+ * On-page pruning between passes needs no snapshot older than the last pass; an autovacuum
+ * ANALYZE of the freshly filled table, slowed down by a busy machine, can hold one throughout.
+ */
+async function withoutAutovacuum(run: () => Promise<void>): Promise<void> {
+  await prisma.$executeRawUnsafe("ALTER TABLE processed_events SET (autovacuum_enabled = false)");
+  try {
+    await run();
+  } finally {
+    await prisma.$executeRawUnsafe("ALTER TABLE processed_events RESET (autovacuum_enabled)");
+  }
+}
+
 describe("purge", () => {
   it("deletes expired claims and receipts in batches, clears payloads past their window, keeps the rest", async () => {
     const expired = await insertClaims({ count: 25, receivedAt: daysAgo(14, -1) });
@@ -65,37 +78,39 @@ describe("purge", () => {
     expect(recorded!.finishedAt).not.toBeNull();
   });
 
-  it("clears the payloads of dense pages with HOT updates only: every row version stays on its page", async () => {
-    // A 2-byte filler: ~45 rows a page at fillfactor 75, whose free quarter holds the payload-less
-    // versions of about a third of them. Interleaved passes let on-page pruning make room between
-    // passes; in one pass most clears would move their row to another page, with an entry in each
-    // index (the WAL that costs: docs/decisions/0014).
-    const dense = await insertClaims({ count: 3_000, receivedAt: daysAgo(8), payloadFiller: 2 });
-    const pages = () =>
-      prisma.$queryRaw<{ id: bigint; page: number }[]>`
+  it("clears the payloads of dense pages with HOT updates only: every row version stays on its page", () =>
+    withoutAutovacuum(async () => {
+      // A 2-byte filler: ~45 rows a page at fillfactor 75, whose free quarter holds the payload-less
+      // versions of about a third of them. Interleaved passes let on-page pruning make room between
+      // passes; in one pass most clears would move their row to another page, with an entry in each
+      // index (the WAL that costs: docs/decisions/0014).
+      const dense = await insertClaims({ count: 3_000, receivedAt: daysAgo(8), payloadFiller: 2 });
+      const pages = () =>
+        prisma.$queryRaw<{ id: bigint; page: number }[]>`
         SELECT id, (ctid::text::point)[0]::int AS page FROM processed_events WHERE event_id LIKE ${dense + "%"} ORDER BY id`;
-    const before = await pages();
+      const before = await pages();
 
-    const run = await runPurge({ trigger: "manual", now, pauseMs: 0 });
+      const run = await runPurge({ trigger: "manual", now, pauseMs: 0 });
 
-    expect(run.payloadsCleared).toBe(3_000);
-    expect(await claimsWithPrefix(dense)).toEqual({ count: 3_000, withPayload: 0 });
-    const moved = (await pages()).filter((row, i) => row.page !== before[i]!.page);
-    expect(moved).toHaveLength(0);
-  });
+      expect(run.payloadsCleared).toBe(3_000);
+      expect(await claimsWithPrefix(dense)).toEqual({ count: 3_000, withPayload: 0 });
+      const moved = (await pages()).filter((row, i) => row.page !== before[i]!.page);
+      expect(moved).toHaveLength(0);
+    }));
 
-  it("in one pass over dense pages the same clear moves rows off their pages (what the passes avoid)", async () => {
-    const dense = await insertClaims({ count: 3_000, receivedAt: daysAgo(8), payloadFiller: 2 });
-    const pages = () =>
-      prisma.$queryRaw<{ page: number }[]>`
+  it("in one pass over dense pages the same clear moves rows off their pages (what the passes avoid)", () =>
+    withoutAutovacuum(async () => {
+      const dense = await insertClaims({ count: 3_000, receivedAt: daysAgo(8), payloadFiller: 2 });
+      const pages = () =>
+        prisma.$queryRaw<{ page: number }[]>`
         SELECT (ctid::text::point)[0]::int AS page FROM processed_events WHERE event_id LIKE ${dense + "%"} ORDER BY id`;
-    const before = await pages();
+      const before = await pages();
 
-    await runPurge({ trigger: "manual", now, pauseMs: 0, pacing: { payloadPasses: 1 } });
+      await runPurge({ trigger: "manual", now, pauseMs: 0, pacing: { payloadPasses: 1 } });
 
-    const moved = (await pages()).filter((row, i) => row.page !== before[i]!.page);
-    expect(moved.length).toBeGreaterThan(1_000);
-  });
+      const moved = (await pages()).filter((row, i) => row.page !== before[i]!.page);
+      expect(moved.length).toBeGreaterThan(1_000);
+    }));
 
   it("refuses a payload clear in no passes (it would keep every payload)", async () => {
     await expect(runPurge({ trigger: "manual", now, pacing: { payloadPasses: 0 } })).rejects.toThrow(
