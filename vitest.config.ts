@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
@@ -17,6 +18,9 @@ export default defineConfig({
     // Each test file gets its own database cloned from a migrated template, so files run in
     // parallel on the one embedded PostgreSQL server without seeing each other's rows.
     pool: "forks",
+    // Vitest's default is one fork fewer than the cores: a single fork on a 2-core machine, which
+    // leaves a core idle while files wait on PostgreSQL and child processes. Two there.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: { NODE_ENV: "test", LOG_LEVEL: "silent", NEXT_TELEMETRY_DISABLED: "1" },
