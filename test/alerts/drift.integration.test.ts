@@ -56,6 +56,23 @@ async function delivered(type: "key.created" | "key.revoked", tenantId: string, 
   expect(answer.status).toBe(200);
 }
 
+/** Issued and delivered, then revoked at the provider with the webhook lost: live here, dead there. */
+async function revokedThereOnly(tenantId: string, scopes: string[] = []): Promise<string> {
+  const keyId = (await client.issueKey({ tenantId, scopes, idempotencyKey: `${tenantId}-1` })).key.id;
+  await delivered("key.created", tenantId, keyId, 1);
+  await client.revokeKey({ tenantId, keyId, idempotencyKey: `${tenantId}-2` });
+  return keyId;
+}
+
+/** After a key both sides revoked (seq 1, 2), a new one issued and never delivered: live there, unknown here. */
+async function issuedThereOnly(tenantId: string): Promise<string> {
+  const old = (await client.issueKey({ tenantId, scopes: [], idempotencyKey: `${tenantId}-1` })).key.id;
+  await delivered("key.created", tenantId, old, 1);
+  await client.revokeKey({ tenantId, keyId: old, idempotencyKey: `${tenantId}-2` });
+  await delivered("key.revoked", tenantId, old, 2);
+  return (await client.issueKey({ tenantId, scopes: [], idempotencyKey: `${tenantId}-3` })).key.id;
+}
+
 async function driftAlerts() {
   return prisma.alert.findMany({ where: { kind: { startsWith: "drift_" } }, orderBy: { id: "asc" } });
 }
@@ -67,18 +84,12 @@ beforeEach(async () => {
 
 describe("drift check", () => {
   it("raises exactly one alert per difference, resolves them with the safe action, and a second run raises nothing new", async () => {
-    // A: issued and delivered; then revoked at the provider, the webhook lost beyond the horizon.
+    // A: revoked at the provider, the webhook lost beyond the horizon.
     const a = district("a");
-    const keyA = (await client.issueKey({ tenantId: a, scopes: ["rosters:read"], idempotencyKey: `${a}-1` })).key.id;
-    await delivered("key.created", a, keyA, 1);
-    await client.revokeKey({ tenantId: a, keyId: keyA, idempotencyKey: `${a}-2` });
-    // B: a key issued and revoked, both delivered (agreed); then a new key issued, never delivered.
+    const keyA = await revokedThereOnly(a, ["rosters:read"]);
+    // B: a new key issued at the provider, never delivered.
     const b = district("b");
-    const oldB = (await client.issueKey({ tenantId: b, scopes: [], idempotencyKey: `${b}-1` })).key.id;
-    await delivered("key.created", b, oldB, 1);
-    await client.revokeKey({ tenantId: b, keyId: oldB, idempotencyKey: `${b}-2` });
-    await delivered("key.revoked", b, oldB, 2);
-    const keyB = (await client.issueKey({ tenantId: b, scopes: [], idempotencyKey: `${b}-3` })).key.id;
+    const keyB = await issuedThereOnly(b);
     // C: in agreement.
     const c = district("c");
     const keyC = (await client.issueKey({ tenantId: c, scopes: [], idempotencyKey: `${c}-1` })).key.id;
@@ -216,24 +227,15 @@ describe("drift check", () => {
 
 describe("drift our own side settles", () => {
   it("is resolved at the next alert sweep; a difference still there stays open", async () => {
-    // A: revoked at the provider, the webhook lost (live here, dead there) — then the revoke arrives.
+    // A: live here, dead there — then the lost revoke arrives.
     const a = district("a");
-    const keyA = (await client.issueKey({ tenantId: a, scopes: [], idempotencyKey: `${a}-1` })).key.id;
-    await delivered("key.created", a, keyA, 1);
-    await client.revokeKey({ tenantId: a, keyId: keyA, idempotencyKey: `${a}-2` });
-    // B: after a key both sides revoked, one issued at the provider and not yet delivered (live
-    // there, unknown here) — then it arrives.
+    const keyA = await revokedThereOnly(a);
+    // B: live there, unknown here — then the key arrives.
     const b = district("b");
-    const oldB = (await client.issueKey({ tenantId: b, scopes: [], idempotencyKey: `${b}-1` })).key.id;
-    await delivered("key.created", b, oldB, 1);
-    await client.revokeKey({ tenantId: b, keyId: oldB, idempotencyKey: `${b}-2` });
-    await delivered("key.revoked", b, oldB, 2);
-    const keyB = (await client.issueKey({ tenantId: b, scopes: [], idempotencyKey: `${b}-3` })).key.id;
+    const keyB = await issuedThereOnly(b);
     // C: like A, but nothing arrives: the difference is still there.
     const c = district("c");
-    const keyC = (await client.issueKey({ tenantId: c, scopes: [], idempotencyKey: `${c}-1` })).key.id;
-    await delivered("key.created", c, keyC, 1);
-    await client.revokeKey({ tenantId: c, keyId: keyC, idempotencyKey: `${c}-2` });
+    const keyC = await revokedThereOnly(c);
     await runDriftCheck({ provider: client, trigger: "test" });
     expect((await driftAlerts()).map((x) => [x.subject, x.state])).toEqual([
       [`drift/${a}/${keyA}`, "open"],
