@@ -82,7 +82,8 @@ try {
       for (const [table, figure] of Object.entries(report.tables))
         if (figure.rows > 0 || figure.bytes > 65_536)
           console.log(
-            `  ${table.padEnd(34)} ${figure.rows.toLocaleString("en").padStart(12)} rows ${mib(figure.bytes)} MiB`,
+            `  ${table.padEnd(34)} ${figure.rows.toLocaleString("en").padStart(12)} rows ${mib(figure.bytes)} MiB` +
+              ` (indexes ${mib(figure.indexBytes ?? 0).trim()})`,
           );
       reports.push(report);
       partial();

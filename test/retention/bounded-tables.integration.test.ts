@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db";
+import { HISTORY_PURGES } from "@/lib/retention/history-purges";
 import { runPurge } from "@/lib/retention/run-purge";
 import { resetDatabase } from "../support/state";
 import { deliver, keyEvent } from "../support/webhooks";
@@ -240,6 +241,51 @@ describe("a district's key history", () => {
     const left = await prisma.apiKey.findMany({ where: { tenantId }, orderBy: { id: "asc" }, select: { id: true } });
     expect(left.map((k) => k.id)).toEqual(["key_active", "key_revoked_recent", "key_superseded", "key_tombstone_old"]);
     expect(run.rowsDeleted).toMatchObject({ api_keys: 2 });
+  });
+
+  it("the tombstones it keeps do not keep the purge index's old pages alive: the index stays its size", async () => {
+    const tenantId = "district-churn";
+    await prisma.tenant.create({ data: { id: tenantId, highWaterMark: 1_000_000n } });
+    // `count` revoked keys `daysBack` days ago (a second apart), every `tombstoneEvery`-th a tombstone.
+    const revokedKeys = (prefix: string, count: number, daysBack: number, tombstoneEvery = 0) =>
+      prisma.$executeRawUnsafe(
+        `INSERT INTO api_keys (id, tenant_id, status, activated_seq, deactivated_seq, revoked_at)
+         SELECT $1 || lpad(i::text, 6, '0'), $2, 'revoked',
+                CASE WHEN $3 > 0 AND i % $3 = 0 THEN NULL ELSE 1 END, 2, $4::timestamptz + i * interval '1 second'
+         FROM generate_series(1, $5) i`,
+        prefix,
+        tenantId,
+        tombstoneEvery,
+        daysAgo(daysBack),
+        count,
+      );
+    const indexBytes = async () =>
+      Number(
+        (await prisma.$queryRaw<{ n: bigint }[]>`SELECT pg_relation_size('api_keys_deactivated_purge') AS n`)[0]!.n,
+      );
+
+    // A year ago: 20,000 keys, one in a hundred a tombstone (revoked before we saw it activated).
+    await revokedKeys("key_old_", 20_000, 500, 100);
+    const filled = await indexBytes();
+    const run = await purge();
+    expect(run.rowsDeleted).toMatchObject({ api_keys: 19_800 });
+    // What autovacuum does over the following days: empty index pages are deleted, and recycled
+    // by a later vacuum once no transaction could still be reading them.
+    await prisma.$executeRawUnsafe("VACUUM api_keys");
+    await prisma.$queryRaw`SELECT pg_current_xact_id()::text`;
+    await prisma.$executeRawUnsafe("VACUUM api_keys");
+    // The same churn since: the index takes back the pages the purge emptied.
+    await revokedKeys("key_new_", 20_000, 10);
+    expect(await indexBytes()).toBeLessThan(filled * 1.3);
+    // And the purge still walks that index (its WHERE implies the index's narrower predicate).
+    const plan = await prisma.$queryRawUnsafe<{ "QUERY PLAN": string }[]>(
+      `EXPLAIN ${HISTORY_PURGES.api_keys.sql} SELECT count(*) FROM done`,
+      null,
+      null,
+      now,
+      500,
+    );
+    expect(plan.map((line) => line["QUERY PLAN"]).join("\n")).toContain("api_keys_deactivated_purge");
   });
 
   it("a late activation of a purged key never makes it live again", async () => {

@@ -61,7 +61,8 @@ export type YearConfig = {
   onReport?: (report: TablesReport) => void;
 };
 
-export type TableFigure = { rows: number; bytes: number };
+/** bytes: heap, indexes and TOAST together; indexBytes: the indexes' part of it. */
+export type TableFigure = { rows: number; bytes: number; indexBytes?: number };
 export type TablesReport = { day: number; at: string; tables: Record<string, TableFigure> };
 export type YearResult = { reports: TablesReport[]; seconds: Record<string, number>; events: number };
 
@@ -487,7 +488,7 @@ export async function simulateYear(databaseUrl: string, config: YearConfig): Pro
   }
 }
 
-/** Every table of the schema and the job queue's: exact rows and on-disk bytes (heap, indexes, TOAST). */
+/** Every table of the schema and the job queue's: exact rows and on-disk bytes (heap, indexes, TOAST; the indexes apart). */
 async function tablesReport(client: pg.Client, day: number, at: Date): Promise<TablesReport> {
   const { rows: names } = await client.query<{ name: string }>(
     `SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables
@@ -496,10 +497,15 @@ async function tablesReport(client: pg.Client, day: number, at: Date): Promise<T
   );
   const tables: Record<string, TableFigure> = {};
   for (const { name } of names) {
-    const { rows } = await client.query<{ rows: string; bytes: string }>(
-      `SELECT (SELECT count(*) FROM ${name})::text AS rows, pg_total_relation_size('${name}')::text AS bytes`,
+    const { rows } = await client.query<{ rows: string; bytes: string; index_bytes: string }>(
+      `SELECT (SELECT count(*) FROM ${name})::text AS rows, pg_total_relation_size('${name}')::text AS bytes,
+              pg_indexes_size('${name}')::text AS index_bytes`,
     );
-    tables[name.replace(/^public\./, "")] = { rows: Number(rows[0]!.rows), bytes: Number(rows[0]!.bytes) };
+    tables[name.replace(/^public\./, "")] = {
+      rows: Number(rows[0]!.rows),
+      bytes: Number(rows[0]!.bytes),
+      indexBytes: Number(rows[0]!.index_bytes),
+    };
   }
   return { day, at: at.toISOString(), tables };
 }
