@@ -28,6 +28,7 @@ export async function withMigrationLock<T>(options: MigrationLockOptions, work: 
   const started = Date.now();
   // The first connection fails fast (a wrong URL or password is not worth waiting for).
   let client = await acquire(await connect(options.url), options);
+  let lastSaid = -Infinity;
   try {
     for (;;) {
       try {
@@ -40,7 +41,10 @@ export async function withMigrationLock<T>(options: MigrationLockOptions, work: 
         const remaining = options.timeoutMs - (Date.now() - started);
         const onPrimary = await sessionOnPrimary(client);
         if (remaining <= 0 || (onPrimary && !lostTheDatabase(error))) throw error;
-        options.log?.(`lost the database while migrating (${String(error)}); trying again under the lock`);
+        if (Date.now() - lastSaid >= SAY_AGAIN_MS) {
+          options.log?.(`lost the database while migrating (${String(error)}); trying again under the lock`);
+          lastSaid = Date.now();
+        }
         if (!onPrimary) {
           await client.end().catch(() => {});
           client = await acquire(null, { ...options, timeoutMs: remaining });
