@@ -1,7 +1,7 @@
 // Session cookie settings shared by the next-auth handler (auth.ts) and the proxy (proxy.ts),
 // which must agree on the cookie's name and the secret that seals it.
-import { DEV_AUTH_SECRET, env } from "@/lib/env";
-import { isHttpsDeployment } from "@/lib/http/security-headers";
+import { DEV_AUTH_SECRET, env } from "./lib/core/config/env";
+import { isHttpsDeployment } from "./http/security-headers";
 
 export function authSecret(): string {
   return env().NEXTAUTH_SECRET ?? DEV_AUTH_SECRET;

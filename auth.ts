@@ -6,18 +6,25 @@ import "server-only";
 // password ends every existing session on its next request.
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
-import { recordAudit } from "@/lib/audit/record-audit";
-import { actorLabel } from "@/lib/auth/actor";
-import { clientAddress } from "@/lib/auth/client-address";
-import { currentSessionVersion, endAllSessions, findActorByEmail, loadActor } from "@/lib/auth/load-actor";
-import { resolveOidcProfile, userinfoEndpointOf, type OidcClaims } from "@/lib/auth/resolve-oidc-profile";
-import { SIGN_IN_ERROR_CODES } from "@/lib/auth/sign-in-messages";
-import { verifyCredentials } from "@/lib/auth/verify-credentials";
-import { env } from "@/lib/env";
-import { describeError, log } from "@/lib/log";
+import { getToken } from "next-auth/jwt";
+import { recordAudit } from "@/lib/core/audit/record-audit";
+import { actorLabel } from "@/lib/core/auth/actor";
+import { clientAddress } from "@/lib/core/auth/client-address";
+import { currentSessionVersion, endAllSessions, findActorByEmail, loadActor } from "@/lib/core/auth/load-actor";
+import { holdsFactor } from "@/lib/core/auth/mfa/factor-facts";
+import { factorRequired } from "@/lib/core/auth/mfa/mfa-policy";
+import { proveFactor, type FactorProof } from "@/lib/core/auth/mfa/prove-factor";
+import { ssoDidMfa } from "@/lib/core/auth/mfa/sso-mfa";
+import { resolveOidcProfile, userinfoEndpointOf, type OidcClaims } from "@/lib/core/auth/resolve-oidc-profile";
+import { SIGN_IN_ERROR_CODES } from "@/lib/core/auth/sign-in-messages";
+import { verifyCredentials } from "@/lib/core/auth/verify-credentials";
+import { env } from "@/lib/core/config/env";
+import { describeError, log } from "@/lib/core/log";
 import { authSecret, SESSION_MAX_AGE_SECONDS, sessionCookie } from "./auth-cookies";
 
 export const OIDC_PROVIDER_ID = "oidc";
+/** The second step of a sign-in and every step-up: `signIn("mfa", …)` with one proof. */
+export const FACTOR_PROVIDER_ID = "mfa";
 
 let cached: NextAuthOptions | undefined;
 
@@ -40,7 +47,7 @@ function buildAuthOptions(): NextAuthOptions {
       credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
       async authorize(credentials, req) {
         const email = typeof credentials?.email === "string" ? credentials.email : "";
-        const password = typeof credentials?.password === "string" ? credentials.password.slice(0, 200) : "";
+        const password = typeof credentials?.password === "string" ? credentials.password : "";
         const address = clientAddress(
           req?.headers?.["x-forwarded-for"] as string | undefined,
           config.TRUSTED_PROXY_HOPS,
@@ -61,6 +68,54 @@ function buildAuthOptions(): NextAuthOptions {
           email: result.actor.email,
           name: result.actor.name,
           sessionVersion: result.sessionVersion,
+          factorAt: null,
+        };
+      },
+    }),
+    CredentialsProvider({
+      id: FACTOR_PROVIDER_ID,
+      name: "Second factor",
+      credentials: {
+        totp: { type: "text" },
+        recovery: { type: "text" },
+        passkey: { type: "text" },
+        enrolTotp: { type: "text" },
+        enrolPasskey: { type: "text" },
+        label: { type: "text" },
+      },
+      // Proves a factor for the user the current session cookie names, and issues the session
+      // again with the time of that proof (the cookie is read here: the form sends only the proof).
+      async authorize(credentials, req) {
+        const headers = (req?.headers ?? {}) as Record<string, string | undefined>;
+        const cookie = sessionCookie();
+        const token = await getToken({
+          req: { headers, cookies: parseCookies(headers.cookie) } as never,
+          secret: authSecret(),
+          cookieName: cookie.name,
+        });
+        const proof = proofOf(credentials as Record<string, unknown> | undefined);
+        if (!token?.sub || !proof) throw new Error(SIGN_IN_ERROR_CODES.factor);
+        let result;
+        try {
+          result = await proveFactor({
+            userId: token.sub,
+            sessionVersion: typeof token.sv === "number" ? token.sv : null,
+            sessionFactorAt: typeof token.fa === "number" ? new Date(token.fa) : null,
+            proof,
+            address: clientAddress(headers["x-forwarded-for"], config.TRUSTED_PROXY_HOPS),
+          });
+        } catch (error) {
+          log.error("second factor failed", { error: describeError(error) });
+          throw new Error(SIGN_IN_ERROR_CODES.unavailable);
+        }
+        if (!result.ok) throw new Error(result.code);
+        return {
+          id: result.actor.id,
+          email: result.actor.email,
+          name: result.actor.name,
+          sessionVersion: result.sessionVersion,
+          factorAt: Date.now(),
+          sso: token.sso === true,
         };
       },
     }),
@@ -115,12 +170,20 @@ function buildAuthOptions(): NextAuthOptions {
       },
     },
     callbacks: {
-      async signIn({ user, account }) {
+      async signIn({ user, account, profile }) {
         if (account?.provider !== OIDC_PROVIDER_ID) return true;
         // Single sign-on only for people who already have an account here, by verified email.
         const resolved = user as { emailTrusted?: unknown; refusal?: string | null };
         const verified = resolved.emailTrusted === true;
-        const actor = verified && user.email ? await findActorByEmail(user.email) : null;
+        const found = verified && user.email ? await findActorByEmail(user.email) : null;
+        // Without the identity provider's MFA, an account that must have a factor is either asked
+        // for Keyhook's own (the session waits for it) or refused here (OIDC_WITHOUT_MFA).
+        const mfaMissing =
+          found !== null &&
+          config.OIDC_WITHOUT_MFA === "refuse" &&
+          !ssoDidMfa(profile ?? {}, config.OIDC_MFA_ACR_VALUES) &&
+          (factorRequired(found.role, config.MFA_REQUIRED_ROLES) || (await holdsFactor(found.id)));
+        const actor = mfaMissing ? null : found;
         await recordAudit({
           actor: actor ? { id: actor.id, label: actorLabel(actor) } : { id: null, label: user.email ?? "(no email)" },
           action: "sign-in",
@@ -129,28 +192,49 @@ function buildAuthOptions(): NextAuthOptions {
           details: {
             method: "oidc",
             ...(actor
-              ? {}
-              : { reason: verified ? "no such user or disabled" : (resolved.refusal ?? "email not verified") }),
+              ? { identityProviderMfa: ssoDidMfa(profile ?? {}, config.OIDC_MFA_ACR_VALUES) }
+              : {
+                  reason: mfaMissing
+                    ? "no MFA at the identity provider"
+                    : verified
+                      ? "no such user or disabled"
+                      : (resolved.refusal ?? "email not verified"),
+                }),
           },
         });
+        if (mfaMissing) return `/signin?error=${SIGN_IN_ERROR_CODES.ssoMfa}`;
         return actor ? true : "/signin?error=AccessDenied";
       },
-      async jwt({ token, user, account }) {
+      // The session names the user, the version it was issued under, when it last proved a
+      // second factor (`fa`, ms; the identity provider's MFA counts) and whether it came by SSO.
+      async jwt({ token, user, account, profile }) {
         if (user && account?.provider === OIDC_PROVIDER_ID) {
           const actor = user.email ? await findActorByEmail(user.email) : null;
           token.sub = actor?.id;
           token.sv = actor ? await currentSessionVersion(actor.id) : null;
+          token.fa = ssoDidMfa(profile ?? {}, config.OIDC_MFA_ACR_VALUES) ? Date.now() : null;
+          token.sso = true;
         } else if (user) {
+          const signedIn = user as { sessionVersion?: number; factorAt?: number | null; sso?: boolean };
           token.sub = user.id;
-          token.sv = (user as { sessionVersion?: number }).sessionVersion ?? null;
+          token.sv = signedIn.sessionVersion ?? null;
+          token.fa = signedIn.factorAt ?? null;
+          token.sso = signedIn.sso === true;
         }
         return token;
       },
       async session({ session, token }) {
         const sessionVersion = typeof token.sv === "number" ? token.sv : null;
+        const factorAt = typeof token.fa === "number" ? token.fa : null;
         return {
           ...session,
-          user: { id: token.sub ?? null, email: session.user?.email ?? null, sessionVersion },
+          user: {
+            id: token.sub ?? null,
+            email: session.user?.email ?? null,
+            sessionVersion,
+            factorAt,
+            sso: token.sso === true,
+          },
         } as typeof session;
       },
     },
@@ -171,4 +255,39 @@ function buildAuthOptions(): NextAuthOptions {
       },
     },
   };
+}
+
+function parseCookies(header: string | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  for (const part of (header ?? "").split(";")) {
+    const index = part.indexOf("=");
+    if (index > 0) cookies[part.slice(0, index).trim()] = decodeURIComponent(part.slice(index + 1).trim());
+  }
+  return cookies;
+}
+
+/** The one proof a factor form sends; anything else is no proof. */
+function proofOf(credentials: Record<string, unknown> | undefined): FactorProof | null {
+  const field = (name: string) => {
+    const value = credentials?.[name];
+    return typeof value === "string" && value ? value.slice(0, 20_000) : null;
+  };
+  const json = (value: string): unknown => {
+    try {
+      return JSON.parse(value);
+    } catch {
+      return null;
+    }
+  };
+  const enrolTotp = field("enrolTotp");
+  const totp = field("totp");
+  if (enrolTotp && totp) return { kind: "enrol-totp", factorId: enrolTotp, code: totp };
+  if (totp) return { kind: "totp", code: totp };
+  const recovery = field("recovery");
+  if (recovery) return { kind: "recovery", code: recovery };
+  const passkey = field("passkey");
+  if (passkey) return { kind: "passkey", response: json(passkey) };
+  const enrolPasskey = field("enrolPasskey");
+  if (enrolPasskey) return { kind: "enrol-passkey", response: json(enrolPasskey), label: field("label") ?? "Passkey" };
+  return null;
 }

@@ -1,10 +1,14 @@
 // Browser tests against the PRODUCTION build (`next build` first; `npm run test:e2e` does both),
 // served by the same launcher as `npm start` on its own port, with its own fresh embedded
 // PostgreSQL data dir and the demo districts and users seeded.
+import path from "node:path";
 import { defineConfig } from "@playwright/test";
 
 const port = Number(process.env.E2E_PORT ?? 4531);
-const baseURL = `http://127.0.0.1:${port}`;
+// The demo authenticator's spent codes, shared by every worker process of this run (test/support/demo-totp.ts).
+process.env.KEYHOOK_DEMO_TOTP_STATE ??= path.resolve("e2e/artifacts/demo-totp-steps.json");
+// localhost, not 127.0.0.1: a passkey's relying party must be a host name (NEXTAUTH_URL gives it).
+const baseURL = `http://localhost:${port}`;
 
 export default defineConfig({
   testDir: "e2e",
@@ -36,7 +40,7 @@ export default defineConfig({
   webServer: {
     // A fresh database every run, so the journeys start from the demo state.
     command: "rm -rf .data/e2e && exec node --conditions=react-server --import tsx scripts/boot.ts start",
-    url: `${baseURL}/signin`,
+    url: `http://127.0.0.1:${port}/signin`,
     timeout: 180_000,
     reuseExistingServer: false,
     stdout: "ignore",

@@ -1,12 +1,12 @@
 // Every page passes here (Next's proxy, before it renders):
-//  - a fresh nonce and the page's Content-Security-Policy (lib/http/security-headers.ts), on the
+//  - a fresh nonce and the page's Content-Security-Policy (http/security-headers.ts), on the
 //    response and on the request, where Next reads the nonce to mark its own scripts;
 //  - first line of defence only: an anonymous request for a dashboard page is sent to sign-in.
 //    Authorization itself happens again in every page, action and route (app/_lib/session.ts).
 import { NextResponse, type NextFetchEvent, type NextRequest } from "next/server";
 import { withAuth, type NextRequestWithAuth } from "next-auth/middleware";
-import { env } from "@/lib/env";
-import { contentSecurityPolicy, isHttpsDeployment } from "@/lib/http/security-headers";
+import { env } from "@/lib/core/config/env";
+import { contentSecurityPolicy, isHttpsDeployment } from "@/http/security-headers";
 import { authSecret, sessionCookie } from "./auth-cookies";
 
 export default async function proxy(request: NextRequest, event: NextFetchEvent) {

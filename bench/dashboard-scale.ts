@@ -74,8 +74,8 @@ try {
   // every row). Two passes: the first sets the pending watermark, the second folds up to it.
   process.env.DATABASE_URL = app.databaseUrl;
   process.env.LOG_LEVEL ??= "warn";
-  const { foldRollups } = await import("../lib/rollups/fold-rollups");
-  const { disconnectDb } = await import("../lib/db");
+  const { foldRollups } = await import("../lib/operations/rollups/fold-rollups");
+  const { disconnectDb } = await import("../lib/core/db/client");
   const { pageQueries, pagingPaths } = await import("../test/support/page-queries");
   const foldStarted = performance.now();
   await foldRollups();

@@ -21,13 +21,13 @@ import pg from "pg";
 import { startEmbeddedPostgres } from "../tooling/dev/embedded-postgres";
 import { startIngestServer } from "../test/support/child-process";
 import { startSimulator } from "../test/support/simulator";
-import { DEV_PROVIDER_API_KEY } from "../lib/env";
-import type { DriftRunSummary } from "../lib/drift/drift-runs";
+import { DEV_PROVIDER_API_KEY } from "../lib/core/config/env";
+import type { DriftRunSummary } from "../lib/operations/drift/drift-runs";
 import { assertSignerMatchesLibrary, createEventStream } from "./support/event-stream";
 import { runIngestLoadUntil } from "./support/load-phase";
 import { ratio, writeResult } from "./support/results";
 import { freshMigratedDatabase } from "./support/fresh-database";
-import { TEST_ENCRYPTION_KEYS } from "../test/support/encryption-keys";
+import { TEST_AUDIT_SIGNING_KEY, TEST_ENCRYPTION_KEYS } from "../test/support/encryption-keys";
 
 const SECRET = "whsec_" + Buffer.from("keyhook-drift-benchmark-secret-0123").toString("base64");
 const KEYS = Number(process.env.BENCH_DRIFT_KEYS ?? 100_000);
@@ -98,6 +98,7 @@ try {
     NODE_ENV: "production",
     NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef",
     SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+    AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY,
     LOG_LEVEL: "silent",
   });
   const stream = createEventStream({ secret: SECRET, tenants: 1000, runId: Date.now().toString(36) });

@@ -22,7 +22,7 @@ import { BENCH_PORTS, BENCH_SECRET } from "./support/app-under-test";
 import { createEventStream } from "./support/event-stream";
 import { freshMigratedDatabase } from "./support/fresh-database";
 import { ratio, writeResult } from "./support/results";
-import { TEST_ENCRYPTION_KEYS } from "../test/support/encryption-keys";
+import { TEST_AUDIT_SIGNING_KEY, TEST_ENCRYPTION_KEYS } from "../test/support/encryption-keys";
 
 const LAYERS = ["pg", "statement", "prisma", "handler"] as const;
 type Layer = (typeof LAYERS)[number];
@@ -53,6 +53,7 @@ async function main(): Promise<void> {
           WEBHOOK_SECRETS: BENCH_SECRET,
           NEXTAUTH_SECRET: "bench-only-session-secret-0123456789abcdef",
           SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+          AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY,
           NODE_ENV: "production",
         },
       });
@@ -102,10 +103,10 @@ function report(phases: Phase[]): void {
 async function runPhases(databaseUrl: string): Promise<void> {
   const [{ applyKeyEvent, ingestStatement }, { parseEvent }, { handleKeyWebhook }, { prisma, disconnectDb }] =
     await Promise.all([
-      import("../lib/ingest/apply-key-event"),
-      import("../lib/ingest/event-schema"),
-      import("../lib/ingest/handle-key-webhook"),
-      import("../lib/db"),
+      import("../lib/core/ingest/apply-key-event"),
+      import("../lib/core/ingest/event-schema"),
+      import("../http/webhook/receive-key-webhook"),
+      import("../lib/core/db/client"),
     ]);
   type ApplyOptions = Parameters<typeof applyKeyEvent>[0];
   const pool = new pg.Pool({ connectionString: databaseUrl, max: connections });

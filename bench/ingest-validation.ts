@@ -3,9 +3,9 @@
 // contract redaction, beside JSON.parse and the schema parse measured in the same run (ratios,
 // not absolute figures, are what carry across machines).
 //   node --import tsx bench/ingest-validation.ts
-import { parseEvent } from "../lib/ingest/event-schema";
-import { redactPayload } from "../lib/ingest/redact-payload";
-import { findUnstorable, unstorableNumberOffset } from "../lib/ingest/storable-json";
+import { parseEvent } from "../lib/core/ingest/event-schema";
+import { redactPayload } from "../lib/core/ingest/redact-payload";
+import { findUnstorable, unstorableNumberOffset } from "../lib/core/ingest/storable-json";
 
 const bodies = Array.from({ length: 1_000 }, (_, i) =>
   JSON.stringify({

@@ -1,7 +1,7 @@
 // `npm run bench:ingest`: ingest through the production build next to baselines measured in the
 // same run, on the same machine, so the ratios mean something where absolute rates do not (a
 // shared 2-core machine):
-//   L0       pgbench running the app's own ingest statement (read from lib/ingest/apply-key-event.ts)
+//   L0       pgbench running the app's own ingest statement (read from lib/core/ingest/apply-key-event.ts)
 //   app      Keyhook (`npm start`), signed unique events
 //   naive    the naive same-stack peer (bench/naive-peer, built on demand into .data/naive-peer):
 //            a Next.js route handler and one Prisma interactive transaction that verifies the

@@ -5,8 +5,8 @@
 // re-rendering on a timer) measured in the same run.
 //
 //   npm run bench:live            (LIVE_BENCH_PAGES, LIVE_BENCH_SECONDS, LIVE_BENCH_PORT, LIVE_BENCH_PG_PORT)
-import { DEMO_PASSWORD } from "../lib/auth/demo-users";
-import { buildKeyEvent, signDelivery } from "../lib/provider/signed-delivery";
+import { DEMO_PASSWORD } from "../lib/operations/demo/demo-data";
+import { buildKeyEvent, signDelivery } from "../lib/operations/provider/signed-delivery";
 import { BENCH_SECRET, startAppUnderTest, type AppUnderTest } from "./support/app-under-test";
 import { writeResult } from "./support/results";
 

@@ -12,7 +12,7 @@ import { summarizeProfile } from "./support/summarize-profile";
 
 import { BENCH_SECRET as SECRET } from "./support/app-under-test";
 import { freshMigratedDatabase } from "./support/fresh-database";
-import { TEST_ENCRYPTION_KEYS } from "../test/support/encryption-keys";
+import { TEST_AUDIT_SIGNING_KEY, TEST_ENCRYPTION_KEYS } from "../test/support/encryption-keys";
 const profile = process.argv.includes("--cpu-prof");
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
@@ -39,6 +39,7 @@ const next = spawn(process.execPath, [...nodeArgs, ...serverArgs], {
     WEBHOOK_SECRETS: SECRET,
     NEXTAUTH_SECRET: "profile-only-session-secret-0123456789abcdef",
     SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+    AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY,
     NODE_ENV: "production",
   },
 });

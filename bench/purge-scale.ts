@@ -36,7 +36,7 @@ import { fillScale } from "../test/support/fill-scale";
 import { watchActivity, type ActivityReport } from "./support/pg-activity";
 import { dropSaved, hasSavedDay, restoreDay, saveDay } from "./support/purge-day";
 import { writeResult } from "./support/results";
-import { TEST_ENCRYPTION_KEYS } from "../test/support/encryption-keys";
+import { TEST_AUDIT_SIGNING_KEY, TEST_ENCRYPTION_KEYS } from "../test/support/encryption-keys";
 
 const SECRET = "whsec_" + Buffer.from("keyhook-purge-benchmark-secret-0123").toString("base64");
 const scale = {
@@ -110,12 +110,12 @@ await admin.end();
 const databaseUrl = server.adminUrl("keyhook_bench");
 await applyMigrations({ databaseUrl });
 
-// Before lib/env.ts reads the configuration (once) for the in-process purge.
+// Before lib/core/config/env.ts reads the configuration (once) for the in-process purge.
 process.env.DATABASE_URL = databaseUrl;
 process.env.LOG_LEVEL ??= "warn";
-const { runPurge } = await import("../lib/retention/run-purge");
-const { disconnectDb } = await import("../lib/db");
-const { foldRollups } = await import("../lib/rollups/fold-rollups");
+const { runPurge } = await import("../lib/operations/retention/run-purge");
+const { disconnectDb } = await import("../lib/core/db/client");
+const { foldRollups } = await import("../lib/operations/rollups/fold-rollups");
 
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
 const query = async <T = Record<string, unknown>>(sql: string, params?: unknown[]) =>
@@ -170,6 +170,7 @@ try {
     NODE_ENV: "production",
     NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef",
     SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+    AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY,
     LOG_LEVEL: "silent",
   });
   const stream = createEventStream({ secret: SECRET, tenants: 1000, runId: Date.now().toString(36) });

@@ -23,12 +23,12 @@ const databaseUrl = await freshMigratedDatabase(server, DATABASE);
 process.env.DATABASE_URL = databaseUrl;
 process.env.LOG_LEVEL ??= "warn";
 
-const { prisma, disconnectDb } = await import("../lib/db");
-const { enqueueOutbox } = await import("../lib/outbox/enqueue-outbox");
-const { processOutbox } = await import("../lib/outbox/process-outbox");
-const { drainOutbox } = await import("../lib/outbox/drain-outbox");
-const { startJobWorker } = await import("../lib/jobs/start-job-worker");
-const { createProviderClient } = await import("../lib/provider/client");
+const { prisma, disconnectDb } = await import("../lib/core/db/client");
+const { enqueueOutbox } = await import("../lib/core/outbox/enqueue-outbox");
+const { processOutbox } = await import("../lib/operations/outbox/process-outbox");
+const { drainOutbox } = await import("../lib/operations/outbox/drain-outbox");
+const { startJobWorker } = await import("../lib/operations/worker/start-job-worker");
+const { createProviderClient } = await import("../lib/operations/provider/client");
 
 // The receiver: resolves the waiter of each message id when its request arrives.
 const arrivals = new Map<string, (at: number) => void>();

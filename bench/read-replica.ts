@@ -10,7 +10,7 @@
 // READ_REPLICA_CONCURRENCY (8), BENCH_FAILOVER_BASE_PORT (4900: ports +0 … +39).
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { DEV_WEBHOOK_SECRET } from "../lib/env";
+import { DEV_WEBHOOK_SECRET } from "../lib/core/config/env";
 import { PrismaClient } from "../lib/generated/prisma/client";
 import { applyMigrations } from "../tooling/migrations/wasm-engine";
 import { fillScale } from "../test/support/fill-scale";
@@ -40,10 +40,10 @@ try {
     .rows as [{ id: string }];
   await filler.end();
 
-  // The ingest runs in this process on lib/db (DATABASE_URL = the primary), as in the app.
+  // The ingest runs in this process on lib/core/db/client (DATABASE_URL = the primary), as in the app.
   process.env.DATABASE_URL = primaryUrl;
   process.env.LOG_LEVEL = "warn";
-  const { handleKeyWebhook } = await import("../lib/ingest/handle-key-webhook");
+  const { handleKeyWebhook } = await import("../http/webhook/receive-key-webhook");
   const client = (url: string) => new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 4 }) });
   const readers = { primary: client(primaryUrl), standby: client(cluster.replicaUrl("keyhook")) };
   const lagClient = new pg.Client({ connectionString: cluster.replicaUrl("keyhook") });

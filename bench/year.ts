@@ -57,10 +57,10 @@ const settings = Object.fromEntries(
 );
 
 const { simulateYear, plateaued } = await import("../test/support/year-simulation");
-const { disconnectDb } = await import("../lib/db");
+const { disconnectDb } = await import("../lib/core/db/client");
 const started = performance.now();
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1).padStart(9);
-console.log(`settings (unset: lib/env.ts's default): ${JSON.stringify(settings)}`);
+console.log(`settings (unset: lib/core/config/env.ts's default): ${JSON.stringify(settings)}`);
 console.log(
   `year: ${config.days} days, ${config.eventsPerDay.toLocaleString("en")} deliveries a day over ${config.districts.toLocaleString("en")} districts, the worker every ${config.stepHours} h, a drift check every ${config.driftEveryHours} h`,
 );

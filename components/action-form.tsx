@@ -8,6 +8,8 @@ import { startTransition, useActionState, useCallback, useEffect, useId, useRef,
 import type { ActionResult } from "./action-result";
 import { useReportResult } from "./action-results";
 import { FormAnswerContext } from "./ui/field-state";
+import { RecoveryCodes } from "./factors/recovery-codes";
+import { StepUpDialog } from "./factors/step-up-dialog";
 import { buttonClass } from "./ui/fields";
 
 type Props = {
@@ -21,6 +23,11 @@ type Props = {
   className?: string;
   /** Shown instead of an active button when the action would change nothing. */
   disabledReason?: string;
+  /**
+   * The action is done and its button gone (a revoked key's row): this note shows instead, with
+   * the answer kept next to it, so the answer stays where it was asked rather than in a toast.
+   */
+  done?: React.ReactNode;
 };
 
 function SubmitButton({ label, tone, pending }: { label: string; tone: keyof typeof buttonClass; pending: boolean }) {
@@ -40,6 +47,7 @@ export function ActionForm({
   children,
   className = "",
   disabledReason,
+  done,
 }: Props) {
   const report = useReportResult();
   // The latest answer, for the page-wide region should this form leave the page with it. Kept
@@ -52,6 +60,9 @@ export function ActionForm({
   const [result, formAction, pending] = useActionState(remembering, null);
   const [confirming, setConfirming] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  // What was sent last: sent again once a step-up proved a factor.
+  const sent = useRef<FormData | null>(null);
+  const [dismissedStepUp, setDismissedStepUp] = useState<number | null>(null);
   const idPrefix = useId();
   const [fields, setFields] = useState<ReadonlySet<string>>(() => new Set());
   const registerField = useCallback((name: string) => {
@@ -81,13 +92,26 @@ export function ActionForm({
       event.preventDefault();
       setConfirming(false);
       const data = new FormData(event.currentTarget);
+      sent.current = data;
       startTransition(() => formAction(data));
     },
     [formAction],
   );
 
+  const stepUp =
+    result?.stepUp && dismissedStepUp !== result.at && !pending ? (
+      <StepUpDialog
+        stepUp={result.stepUp}
+        onCancel={() => setDismissedStepUp(result.at)}
+        onProven={() => {
+          const data = sent.current;
+          if (data) startTransition(() => formAction(data));
+        }}
+      />
+    ) : null;
+  const codes = result?.ok && Array.isArray(result.data?.codes) ? (result.data.codes as string[]) : null;
   const answer =
-    result && !(result.field && !result.ok && fields.has(result.field)) ? (
+    result && !result.stepUp && !(result.field && !result.ok && fields.has(result.field)) ? (
       <p
         key={result.at}
         role="status"
@@ -97,6 +121,14 @@ export function ActionForm({
         {result.message}
       </p>
     ) : null;
+  if (done) {
+    return (
+      <div className={`flex flex-col gap-1 ${className}`} data-action-done>
+        {done}
+        {answer}
+      </div>
+    );
+  }
   if (disabledReason) {
     // Also after an action made itself pointless (a bulk redelivery leaves nothing to redeliver):
     // its answer stays in view.
@@ -121,8 +153,16 @@ export function ActionForm({
         {children}
         {confirm && !confirming ? (
           <div>
-            <button type="button" className={buttonClass[tone]} onClick={() => setConfirming(true)} data-action-button>
-              {submitLabel}
+            {/* After "Yes": the question closes at once and this button says the action is running. */}
+            <button
+              type="button"
+              className={buttonClass[tone]}
+              onClick={() => setConfirming(true)}
+              disabled={pending}
+              aria-busy={pending}
+              data-action-button
+            >
+              {pending ? "Working…" : submitLabel}
             </button>
           </div>
         ) : null}
@@ -147,7 +187,9 @@ export function ActionForm({
           </div>
         ) : null}
         {answer}
+        {codes ? <RecoveryCodes codes={codes} /> : null}
       </form>
+      {stepUp}
     </FormAnswerContext.Provider>
   );
 }

@@ -6,7 +6,7 @@
 // leaves by itself after a few seconds, an error stays until dismissed.
 import { createContext, useCallback, useContext, useEffect, useMemo, useState } from "react";
 
-export type ReportedResult = { ok: boolean; message: string; at: number };
+type ReportedResult = { ok: boolean; message: string; at: number };
 
 const ResultsContext = createContext<(result: ReportedResult) => void>(() => {});
 

@@ -1,11 +1,11 @@
 "use client";
-// Keeps an open page current: polls GET /live (a change token, lib/live/change-token.ts) and
+// Keeps an open page current: polls GET /live (a change token, lib/views/live/change-token.ts) and
 // re-renders the page's server components only when the token moved. Polling rather than
 // server-sent events: any replica behind a load balancer can answer, nothing holds a database
 // connection open (LISTEN does not work through a transaction-mode PgBouncer), and a hidden tab
 // costs nothing. The figures are in bench/live-updates.ts.
 import { usePathname, useRouter } from "next/navigation";
-import { startTransition, useEffect, useState } from "react";
+import { startTransition, useEffect, useRef, useState } from "react";
 
 export const LIVE_POLL_MS = 2_500;
 
@@ -13,11 +13,12 @@ function clock(date: Date): string {
   return date.toISOString().slice(11, 19);
 }
 
-export function LiveRefresh({ renderedAt }: { renderedAt: string }) {
+export function LiveRefresh({ renderedAt, renderedToken }: { renderedAt: string; renderedToken?: string }) {
   const router = useRouter();
   const pathname = usePathname();
   const [updatedAt, setUpdatedAt] = useState(() => new Date(renderedAt));
   const [state, setState] = useState<"live" | "offline" | "signed-out">("live");
+  const initialToken = useRef(renderedToken ?? null);
 
   // A navigation renders fresh data: that is an update too (stamped after the commit, not
   // during it, so the navigation renders once).
@@ -27,7 +28,9 @@ export function LiveRefresh({ renderedAt }: { renderedAt: string }) {
   }, [pathname]);
 
   useEffect(() => {
-    let last: string | null = null;
+    // The token the page was rendered with: a change committed before the first poll answers
+    // differs from it. Read once per mount: later tokens come from the polls.
+    let last: string | null = initialToken.current;
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const schedule = () => {

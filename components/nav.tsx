@@ -1,6 +1,6 @@
 import Link from "next/link";
-import type { Actor } from "@/lib/auth/actor";
-import { can, type Permission } from "@/lib/auth/permissions";
+import type { Actor } from "@/lib/core/auth/actor";
+import { can, type Permission } from "@/lib/core/auth/permissions";
 import { LiveRefresh } from "./live-refresh";
 import { ROLE_NAMES } from "./ui/role-names";
 import { SignOutButton } from "./sign-out-button";
@@ -17,10 +17,19 @@ const items: { href: string; label: string; permission: Permission }[] = [
   { href: "/audit", label: "Audit log", permission: "audit.view" },
   { href: "/users", label: "Users", permission: "users.view" },
   { href: "/settings", label: "Settings", permission: "settings.view" },
+  { href: "/account", label: "Account security", permission: "account.view" },
 ];
 
 // Only the pages this role may open are linked; the pages check again themselves.
-export function Nav({ actor, renderedAt }: { actor: Actor; renderedAt: string }) {
+export function Nav({
+  actor,
+  renderedAt,
+  renderedToken,
+}: {
+  actor: Actor;
+  renderedAt: string;
+  renderedToken?: string;
+}) {
   return (
     <header className="border-b border-slate-200 bg-white">
       <div className="mx-auto flex max-w-6xl flex-col gap-2 px-4 py-3 sm:flex-row sm:items-center sm:justify-between">
@@ -28,7 +37,7 @@ export function Nav({ actor, renderedAt }: { actor: Actor; renderedAt: string })
           <Link href="/overview" className="text-lg font-semibold">
             Keyhook
           </Link>
-          <LiveRefresh renderedAt={renderedAt} />
+          <LiveRefresh renderedAt={renderedAt} renderedToken={renderedToken} />
         </div>
         <div className="flex min-w-0 items-center justify-between gap-3 text-sm text-slate-600">
           <span data-testid="signed-in-as" className="min-w-0 break-words text-xs sm:text-sm">

@@ -2,7 +2,7 @@
 // bars are an SVG stretched to the plot; the axes are HTML text at the page's font size, so they
 // stay readable on a phone (an SVG's own text shrinks with it). A y-axis of four equal steps of a
 // round number, gridlines at each step, one date label per bar where they fit.
-import { CHART_OUTCOMES, type ChartDay, type ChartOutcome } from "@/lib/overview/outcome-chart-data";
+import { CHART_OUTCOMES, type ChartDay, type ChartOutcome } from "@/lib/views/overview/outcome-chart-data";
 import { formatNumber } from "./ui/format";
 
 const colors: Record<ChartOutcome, string> = {
@@ -18,7 +18,7 @@ const colors: Record<ChartOutcome, string> = {
 const TICK_POSITIONS = ["top-0", "top-1/4", "top-1/2", "top-3/4", "top-full"] as const;
 
 /** A whole step at or above `value`: any whole number up to 10, then 1, 2, 2.5 or 5 × 10^n. */
-export function roundStep(value: number): number {
+function roundStep(value: number): number {
   if (value <= 10) return Math.max(1, Math.ceil(value));
   const power = 10 ** Math.floor(Math.log10(value));
   return [1, 2, 2.5, 5, 10].map((m) => m * power).find((step) => step >= value)!;
@@ -29,7 +29,8 @@ export function OutcomeChart({ chart }: { chart: ChartDay[] }) {
   const step = roundStep(Math.max(...totals, 0) / 4);
   const top = step * 4;
   const ticks = [4, 3, 2, 1, 0].map((i) => i * step);
-  // A label on every bar where they fit; on a phone every other one (or fewer for long ranges).
+  // A label on every bar where they fit; on a phone every other one (or fewer for long ranges),
+  // counted back from today, so today's bar always carries its own date (never only yesterday's).
   const every = { wide: Math.ceil(chart.length / 14), narrow: Math.ceil(chart.length / 7) };
   const total = totals.reduce((a, b) => a + b, 0);
   return (
@@ -79,7 +80,7 @@ export function OutcomeChart({ chart }: { chart: ChartDay[] }) {
           {chart.map((day, i) => (
             <span
               key={day.day}
-              className={`min-w-0 flex-1 whitespace-nowrap text-center tabular-nums ${i % every.wide ? "invisible" : i % every.narrow ? "max-sm:invisible" : ""}`}
+              className={`min-w-0 flex-1 whitespace-nowrap text-center tabular-nums ${(chart.length - 1 - i) % every.wide ? "invisible" : (chart.length - 1 - i) % every.narrow ? "max-sm:invisible" : ""}`}
             >
               {day.day.slice(5)}
             </span>

@@ -72,7 +72,7 @@ test("a storm from one misrouted key is one alert; the district admin acknowledg
   await expect(page.getByRole("heading", { name: "Alerts", exact: true })).toBeVisible();
   const row = page.getByTestId("alert-row").filter({ hasText: "key_e2e_misrouted" });
   await expect(row).toHaveCount(1);
-  await expect(row).toContainText("12 quarantined event(s)");
+  await expect(row).toContainText("12 quarantined events");
   await expect(row).toContainText("open");
   await expectAxeClean(page);
   await shoot(page, "alerts-list");
@@ -136,7 +136,7 @@ test("a drift alert shows both sides and the events that explain it; resolving i
   page,
 }) => {
   // No provider runs in the browser tests: the row a drift check would write, as it writes it
-  // (lib/drift/run-drift-check.ts), for the demo district's first key (rotated here long ago).
+  // (lib/operations/drift/run-drift-check.ts), for the demo district's first key (rotated here long ago).
   const client = new pg.Client({ connectionString: E2E_DATABASE_URL });
   await client.connect();
   const details = {

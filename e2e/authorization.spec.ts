@@ -1,6 +1,6 @@
 // Pages and routes over HTTP, for every role (and nobody) × own and other district: the expected
 // allow or deny, with zero unexpected allows. The finer matrix (every action's data access) is
-// test/dashboard/authorization-matrix.integration.test.ts.
+// test/app/authorization-matrix.integration.test.ts.
 import { type APIRequestContext } from "@playwright/test";
 import { expect, test, apiAs, USERS } from "./support";
 
@@ -59,6 +59,10 @@ test("every role × every page and route × own and other district", async ({ ba
     ["/audit/export", staffOnly],
     ["/users", platformOnly],
     ["/settings", platformOnly],
+    ["/account", everyone],
+    // The second-factor steps: a complete session is sent on (3xx), nobody to sign-in.
+    ["/signin/factor", everyone],
+    ["/signin/enrol", everyone],
   ];
 
   const unexpected: string[] = [];

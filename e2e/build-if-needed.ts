@@ -8,6 +8,7 @@ const SOURCES = [
   "app",
   "components",
   "lib",
+  "http",
   "public",
   "auth.ts",
   "auth-cookies.ts",

@@ -2,8 +2,8 @@
 // app keeps answering, every non-POST method is a 405 with a receipt, a huge ledger id is a 404,
 // key material in a payload reaches no page or CSV, and a deep stored payload still renders.
 import pg from "pg";
-import { DEV_WEBHOOK_SECRET } from "../lib/env";
-import { buildKeyEvent, signDelivery } from "../lib/provider/signed-delivery";
+import { DEV_WEBHOOK_SECRET } from "../lib/core/config/env";
+import { buildKeyEvent, signDelivery } from "../lib/operations/provider/signed-delivery";
 import { expect, expectConsoleError, test, USERS, apiAs, deliverSigned, screenshot, signIn } from "./support";
 
 const SECRET = "sk_live_e2eSecretMaterial0123456789";

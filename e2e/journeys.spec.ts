@@ -1,5 +1,15 @@
 // Each role's main journey in the production build, with screenshots saved as artifacts.
-import { expect, expectConsoleError, test, apiAs, deliverSigned, screenshot, signIn, USERS } from "./support";
+import {
+  expect,
+  expectConsoleError,
+  test,
+  apiAs,
+  deliverSigned,
+  screenshot,
+  screenshotBothWidths,
+  signIn,
+  USERS,
+} from "./support";
 
 test("a district admin revokes a key and sees it revoked, then confirmed", async ({ page, baseURL }) => {
   await signIn(page, USERS.districtAdmin);
@@ -12,17 +22,44 @@ test("a district admin revokes a key and sees it revoked, then confirmed", async
 
   const row = page.locator('tr[data-key-id="key_mv_02"]');
   await expect(row.getByText("active")).toBeVisible();
+  // Their only key: the confirmation says the district is left without one, and whom to ask for
+  // the next (a district admin may not issue).
   await row.getByRole("button", { name: "Revoke" }).click();
-  await expect(row.getByRole("alertdialog")).toContainText("cannot be undone");
-  await screenshot(page, "district-admin-revoke-confirm");
+  const confirm = row.getByRole("alertdialog");
+  await expect(confirm).toContainText("cannot be undone");
+  await expect(confirm).toContainText(
+    "district-4417 will be left without a key, and only a platform admin can issue a new one: ask Platform Admin (admin@keyhook.test).",
+  );
+  await screenshotBothWidths(page, "district-admin-revoke-confirm");
+  // "Yes" answers at once on the row, while the server works (held back here to see it).
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/districts/district-4417", async (route) => {
+    if (route.request().method() === "POST") await held;
+    await route.continue();
+  });
   await row.getByRole("button", { name: "Yes, revoke" }).click();
-  // The result is reported on screen although the row's form is gone (a revoked key stays revoked).
-  await expect(
-    page.getByTestId("action-result").filter({ hasText: "Key key_mv_02 revoked, awaiting provider confirmation." }),
-  ).toBeVisible();
+  await expect(row.getByRole("button", { name: "Working…" })).toBeDisabled();
+  release();
+  // The answer stays on the row that was asked (not in a toast over the page), and says what was
+  // done, not a state that moves on; the row's own status line follows the provider.
+  await expect(row.getByRole("status")).toHaveText("Revoked key_mv_02 here and sent the revoke to the provider.");
+  await expect(page.getByTestId("action-result")).toHaveCount(0);
+  await page.unroute("**/districts/district-4417");
   await expect(row.getByTestId("revoke-state")).toContainText("awaiting the provider's confirmation");
   await expect(row.getByRole("button", { name: "Revoke" })).toHaveCount(0);
-  await screenshot(page, "district-admin-revoked-awaiting");
+  await expect(page.getByTestId("new-key-help")).toHaveText(
+    "This district has no active key. Only a platform admin can issue one: ask Platform Admin (admin@keyhook.test).",
+  );
+  await screenshotBothWidths(page, "district-admin-revoked-awaiting");
+  // The Overview says the same, and no longer "None besides your key" without a key.
+  await page.goto("/overview");
+  await expect(page.getByTestId("your-key")).toContainText(
+    "No active key: only a platform admin can issue one; ask Platform Admin (admin@keyhook.test).",
+  );
+  await expect(page.getByText("None besides your key")).toHaveCount(0);
+  await screenshotBothWidths(page, "district-admin-overview-no-key");
+  await page.goto("/districts/district-4417");
 
   // The provider confirms with its own signed key.revoked webhook (what the outbox call causes).
   const provider = await apiAs(baseURL!, null);

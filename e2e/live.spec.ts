@@ -12,6 +12,18 @@ async function expectSameDocument(page: Page) {
   expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
 }
 
+/** Another district's key announced for district-0935: answered quarantined. */
+async function deliverMisrouted(provider: Awaited<ReturnType<typeof apiAs>>, id: string, sequence: number) {
+  const answer = await deliverSigned(provider, {
+    id,
+    type: "key.created",
+    tenantId: "district-0935",
+    keyId: "key_rc_02",
+    sequence,
+  });
+  expect(answer.body.outcome).toBe("quarantined");
+}
+
 test("a district page shows a new event and a revoke's confirmation without a reload", async ({ page, baseURL }) => {
   const stamp = Date.now();
   const keyId = `key_live_${stamp}`;
@@ -41,11 +53,11 @@ test("a district page shows a new event and a revoke's confirmation without a re
   await expect(indicator.locator("time")).not.toHaveAttribute("datetime", before!);
   await expectSameDocument(page);
 
-  // Revoke it: the result is reported although the row's form is gone after the re-render.
+  // Revoke it: the answer shows on its row, which the re-render keeps.
   await row.getByRole("button", { name: "Revoke" }).click();
   await row.getByRole("button", { name: "Yes, revoke" }).click();
   await expect(
-    page.getByTestId("action-result").filter({ hasText: `Key ${keyId} revoked, awaiting provider confirmation.` }),
+    row.getByRole("status").filter({ hasText: `Revoked ${keyId} here and sent the revoke to the provider.` }),
   ).toBeVisible();
   await expect(row.getByTestId("revoke-state")).toContainText("awaiting the provider's confirmation");
   await expect(row.getByRole("button", { name: "Revoke" })).toHaveCount(0);
@@ -79,16 +91,8 @@ test("support's open quarantine and deliveries pages show new items without a re
   await page.goto("/quarantine");
   await expect(page.getByRole("heading", { name: "Quarantine", exact: true })).toBeVisible();
   await markPage(page);
-  // Another district's key announced for district-0935: quarantined.
   const misrouted = `evt_live_misrouted_${stamp}`;
-  const answer = await deliverSigned(provider, {
-    id: misrouted,
-    type: "key.created",
-    tenantId: "district-0935",
-    keyId: "key_rc_02",
-    sequence: 5_000 + (stamp % 100_000),
-  });
-  expect(answer.body.outcome).toBe("quarantined");
+  await deliverMisrouted(provider, misrouted, 5_000 + (stamp % 100_000));
   await expect(page.getByRole("link", { name: misrouted })).toBeVisible();
   await expectSameDocument(page);
 
@@ -104,6 +108,38 @@ test("support's open quarantine and deliveries pages show new items without a re
     sequence: 6_000 + (stamp % 100_000),
   });
   await expect(page.locator(`[data-event-id="${fresh}"]`)).toBeVisible();
+  await expectSameDocument(page);
+  await provider.dispose();
+});
+
+test("a change committed after the page rendered but before its first poll answers still shows", async ({
+  page,
+  baseURL,
+}) => {
+  const stamp = Date.now();
+  const provider = await apiAs(baseURL!, null);
+  await signIn(page, USERS.support);
+  // Hold the page's first poll until the change has committed: the race a user meets when a
+  // delivery lands while the page is loading.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let firstPollHeld = false;
+  await page.route("**/live", async (route) => {
+    if (!firstPollHeld) {
+      firstPollHeld = true;
+      await released;
+    }
+    await route.continue();
+  });
+
+  await page.goto("/quarantine");
+  await expect(page.getByRole("heading", { name: "Quarantine", exact: true })).toBeVisible();
+  await expect.poll(() => firstPollHeld).toBe(true);
+  await markPage(page);
+  const misrouted = `evt_live_early_${stamp}`;
+  await deliverMisrouted(provider, misrouted, 7_000 + (stamp % 100_000));
+  release();
+  await expect(page.getByRole("link", { name: misrouted })).toBeVisible();
   await expectSameDocument(page);
   await provider.dispose();
 });

@@ -27,7 +27,7 @@ test("a platform admin runs the readiness check and sees what is missing", async
   await expect(page.getByRole("heading", { name: "Retry readiness", exact: true })).toBeVisible();
   await page.getByRole("button", { name: "Run the readiness check now" }).click();
   // The result shows where the button is.
-  await expect(page.getByRole("main").getByText(/Not ready for retries: 2 of 5 steps failed/)).toBeVisible({
+  await expect(page.getByRole("main").getByText(/Not ready for retries: 2 of 6 steps failed/)).toBeVisible({
     timeout: 60_000,
   });
   // A run that found problems is bad news: the answer says so in the error style, not as a success.
@@ -45,6 +45,9 @@ test("a platform admin runs the readiness check and sees what is missing", async
   // One embedded server, no standby: said plainly, as a warning (decision 0021).
   await expect(page.getByTestId("readiness-step-failover_durability")).toContainText("warning");
   await expect(page.getByTestId("readiness-step-failover_durability")).toContainText("a single server");
+  // No WAL archiving on the embedded server: said plainly, as a warning too.
+  await expect(page.getByTestId("readiness-step-backups")).toContainText("warning");
+  await expect(page.getByTestId("readiness-step-backups")).toContainText("WAL archiving is off");
   await shoot(page, "readiness");
 
   await page.goto("/overview");

@@ -8,7 +8,7 @@ test("no page can be shown in a cross-origin iframe", async ({ page, baseURL }) 
   await signIn(page, USERS.districtAdmin);
   // Another origin on loopback (localhost vs 127.0.0.1: another site), so Chromium's
   // private-network rules do not stop the frames first; a page of its own frames fine there.
-  const attacker = baseURL!.replace("127.0.0.1", "localhost");
+  const attacker = baseURL!.replace("localhost", "127.0.0.1");
   await page.route(`${attacker}/prize**`, (route) =>
     route.fulfill({
       contentType: "text/html",

@@ -9,11 +9,13 @@ import {
   request as playwrightRequest,
   type APIRequestContext,
   type BrowserContext,
+  type Cookie,
   type Page,
 } from "@playwright/test";
-import { DEMO_PASSWORD } from "../lib/auth/demo-users";
-import { DEV_WEBHOOK_SECRET } from "../lib/env";
-import { buildKeyEvent, signDelivery, type KeyEventInput } from "../lib/provider/signed-delivery";
+import { DEMO_PASSWORD } from "../lib/operations/demo/demo-data";
+import { DEV_WEBHOOK_SECRET } from "../lib/core/config/env";
+import { buildKeyEvent, signDelivery, type KeyEventInput } from "../lib/operations/provider/signed-delivery";
+import { nextDemoCode } from "../test/support/demo-totp";
 
 export { expect };
 
@@ -78,17 +80,68 @@ export const USERS = {
   otherDistrictAdmin: "admin@district-2210.test",
 } as const;
 
+// A sign-in costs a password hash and, for staff, a code of the demo key (one per 30 s step): a
+// journey that is not about signing in resumes the session an earlier sign-in of that user made,
+// while it is young enough that no step-up asks for a factor again (MFA_STEP_UP_MINUTES is 15).
+// A session that has ended since (a sign-out, a reset) is dropped and the form used.
+const KEEP_SESSION_MS = 10 * 60_000;
+const keptSessions = new Map<string, { cookies: Cookie[]; at: number }>();
+const isSessionCookie = (cookie: { name: string }) => cookie.name.endsWith("keyhook.session");
+
+function keptSession(email: string): Cookie[] | null {
+  const kept = keptSessions.get(email);
+  return kept && Date.now() - kept.at < KEEP_SESSION_MS ? kept.cookies : null;
+}
+
+function keepSession(email: string, cookies: Cookie[]): void {
+  keptSessions.set(email, { cookies: cookies.filter(isSessionCookie), at: Date.now() });
+}
+
 export async function signIn(page: Page, email: string): Promise<void> {
+  const overview = page.getByRole("heading", { name: "Overview", exact: true });
+  const kept = keptSession(email);
+  if (kept) {
+    await page.context().addCookies(kept);
+    await page.goto("/overview");
+    if (new URL(page.url()).pathname === "/overview") {
+      await expect(overview).toBeVisible();
+      return;
+    }
+    keptSessions.delete(email);
+    await page.context().clearCookies();
+  }
   await page.goto("/signin");
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(DEMO_PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
+  const secondStep = page.getByRole("heading", { name: "Second factor", exact: true });
+  await expect(overview.or(secondStep)).toBeVisible();
+  // Staff accounts prove the demo authenticator key (the seed enrols it; MFA_REQUIRED_ROLES).
+  if (await secondStep.isVisible()) await proveDemoFactor(page, email);
   await expect(page).toHaveURL(/\/overview$/);
-  await expect(page.getByRole("heading", { name: "Overview", exact: true })).toBeVisible();
+  await expect(overview).toBeVisible();
+  keepSession(email, await page.context().cookies());
+}
+
+/** On the second step (or a step-up dialog): a code of the demo authenticator key, confirmed. */
+export async function proveDemoFactor(page: Page, email: string): Promise<void> {
+  await page.getByLabel("Code from your authenticator app").fill(await nextDemoCode(email));
+  await page.getByRole("button", { name: "Confirm", exact: true }).click();
 }
 
 /** An API context holding a signed-in session (next-auth's own CSRF-protected credentials flow). */
 export async function apiAs(baseURL: string, email: string | null): Promise<APIRequestContext> {
+  const kept = email ? keptSession(email) : null;
+  if (kept) {
+    const resumed = await playwrightRequest.newContext({
+      baseURL,
+      maxRedirects: 0,
+      storageState: { cookies: kept, origins: [] },
+    });
+    if ((await resumed.get("/overview")).status() === 200) return resumed;
+    keptSessions.delete(email!);
+    await resumed.dispose();
+  }
   const context = await playwrightRequest.newContext({ baseURL, maxRedirects: 0 });
   if (!email) return context;
   const { csrfToken } = (await (await context.get("/api/auth/csrf")).json()) as { csrfToken: string };
@@ -96,11 +149,15 @@ export async function apiAs(baseURL: string, email: string | null): Promise<APIR
     form: { csrfToken, email, password: DEMO_PASSWORD, json: "true" },
   });
   expect(response.status(), `sign-in of ${email}`).toBeLessThan(400);
+  if ((await context.get("/signin/factor")).status() === 200) {
+    const factor = await context.post("/api/auth/callback/mfa", {
+      form: { csrfToken, totp: await nextDemoCode(email), json: "true" },
+    });
+    expect(factor.headers()["location"] ?? "", `second factor of ${email}`).not.toContain("error=");
+  }
   const cookies = await context.storageState();
-  expect(
-    cookies.cookies.some((c) => c.name.endsWith("keyhook.session")),
-    `session cookie for ${email}`,
-  ).toBe(true);
+  expect(cookies.cookies.some(isSessionCookie), `session cookie for ${email}`).toBe(true);
+  keepSession(email, cookies.cookies);
   return context;
 }
 

@@ -1,8 +1,8 @@
 // A platform admin manages accounts from the Users page: a new district admin signs in and sees
 // only their district; once disabled, their very next request is refused.
 import { type Page } from "@playwright/test";
-import { DEMO_PASSWORD } from "../lib/auth/demo-users";
-import { expect, test, screenshot, signIn, USERS } from "./support";
+import { DEMO_PASSWORD } from "../lib/operations/demo/demo-data";
+import { expect, test, screenshot, screenshotBothWidths, signIn, USERS } from "./support";
 
 const NEW_ADMIN = `new-admin-${Date.now()}@district-4417.test`;
 
@@ -63,10 +63,19 @@ test("a platform admin creates a district admin, who sees only their district un
   await expect(row).toContainText("disabled");
   await expect(row.getByRole("button", { name: "Enable" })).toBeVisible();
 
-  // Their session cookie is still there, but the next request is refused.
+  // Their session cookie is still there, but the next request is refused, and says why: they
+  // held that session, so telling them their account was disabled tells nobody else anything.
   await userPage.goto("/districts/district-4417");
   await expect(userPage).toHaveURL(/\/signin/);
+  await expect(userPage.getByTestId("session-ended")).toContainText("A platform admin disabled your account");
+  await screenshotBothWidths(userPage, "signin-account-disabled");
   await userContext.close();
+  // A stranger's browser (no session) sees no such sentence on the same page.
+  const stranger = await browser.newPage();
+  await stranger.goto(`${baseURL}/signin`);
+  await expect(stranger.getByRole("heading", { name: "Sign in to Keyhook" })).toBeVisible();
+  await expect(stranger.getByTestId("session-ended")).toHaveCount(0);
+  await stranger.close();
 
   // The disable is in the audit log, naming whom it disabled.
   await page.goto("/audit?action=user.disable");

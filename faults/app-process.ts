@@ -8,7 +8,7 @@ import { openSync, closeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { killProcesses, killTree, processTree, waitUntilGone } from "./process-tree";
-import { TEST_ENCRYPTION_KEYS } from "../test/support/encryption-keys";
+import { TEST_AUDIT_SIGNING_KEY, TEST_ENCRYPTION_KEYS } from "../test/support/encryption-keys";
 
 export type AppProcess = {
   baseUrl: string;
@@ -65,6 +65,7 @@ export function createAppProcess(options: {
           WEBHOOK_SECRETS: options.webhookSecret,
           NEXTAUTH_SECRET: sessionSecret,
           SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+          AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY,
           // One JSON line per delivery would cost the 2 cores more than the ingest itself.
           LOG_LEVEL: "warn",
           KEYHOOK_WITH_SIMULATOR: "0",

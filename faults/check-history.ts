@@ -15,7 +15,7 @@
 //   200 without commit   events the app answered 2xx (including answers the simulator dropped
 //                        on purpose) without a ledger row — a 200 for an uncommitted change
 //   claims without receipt  ledger rows without the 200 receipt written in the same statement
-import type { ProviderDeliveryAttempt } from "../lib/provider/client";
+import type { ProviderDeliveryAttempt } from "../lib/operations/provider/client";
 import type { Observations } from "./collect-observations";
 
 export type Figures = {

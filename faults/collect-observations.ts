@@ -2,8 +2,8 @@
 // (every delivery attempt in the simulator's history, and its truth about keys) and the
 // receiver's side (ledger, receipts and keys, straight from PostgreSQL).
 import pg from "pg";
-import { DEV_PROVIDER_API_KEY } from "../lib/env";
-import { createProviderClient, type ProviderDeliveryAttempt } from "../lib/provider/client";
+import { DEV_PROVIDER_API_KEY } from "../lib/core/config/env";
+import { createProviderClient, type ProviderDeliveryAttempt } from "../lib/operations/provider/client";
 
 export type TruthTenant = { id: string; sequence: number; keys: { id: string; status: string }[] };
 

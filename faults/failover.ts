@@ -13,9 +13,9 @@
 // lost something; 1 on a violation; 2 when the harness itself failed.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { DEV_PROVIDER_API_KEY, DEV_WEBHOOK_SECRET } from "../lib/env";
-import { createProviderClient, type ProviderDeliveryAttempt } from "../lib/provider/client";
-import { registrationIdempotencyKey } from "../lib/provider/webhook-registration";
+import { DEV_PROVIDER_API_KEY, DEV_WEBHOOK_SECRET } from "../lib/core/config/env";
+import { createProviderClient, type ProviderDeliveryAttempt } from "../lib/operations/provider/client";
+import { registrationIdempotencyKey } from "../lib/operations/provider/webhook-registration";
 import { findFailoverTools, startPatroniCluster, waitFor, type PatroniCluster } from "../test/support/patroni-cluster";
 import { withPgClient } from "../test/support/pg-client";
 import { startSimulator, type SimulatorProcess } from "../test/support/simulator";

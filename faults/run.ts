@@ -11,8 +11,8 @@
 // and 54560, data in .data/h-faults/ (app.log is the app's output, app/ the copy of the build).
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { DEV_PROVIDER_API_KEY, DEV_WEBHOOK_SECRET } from "../lib/env";
-import { createProviderClient } from "../lib/provider/client";
+import { DEV_PROVIDER_API_KEY, DEV_WEBHOOK_SECRET } from "../lib/core/config/env";
+import { createProviderClient } from "../lib/operations/provider/client";
 import { seededRandom } from "../simulator/faults";
 import { startSimulator } from "../test/support/simulator";
 import { createAppProcess } from "./app-process";

@@ -1,11 +1,11 @@
-// `npm run alerts -- sweep`: one alert sweep now (lib/alerts/sweep-alerts.ts); prints what it raised
+// `npm run alerts -- sweep`: one alert sweep now (lib/operations/worker/sweep-alerts.ts); prints what it raised
 // and resolved. `npm run alerts -- drift`: one drift check now against PROVIDER_URL
-// (lib/drift/run-drift-check.ts); prints the run. The worker runs both on its own schedule; these
+// (lib/operations/drift/run-drift-check.ts); prints the run. The worker runs both on its own schedule; these
 // are for operators and for the browser tests (which run no worker).
 // On DATABASE_URL, or, when it is unset, on the embedded PostgreSQL in .data/postgres, like `npm run purge`.
 // Exit code 0 when it ran, 1 when it failed (a drift check the provider interrupted included).
 import nextEnv from "@next/env"; // CommonJS without detectable named exports
-import { parseEnv, type Env } from "../lib/env";
+import { parseEnv, type Env } from "../lib/core/config/env";
 import { prepareDatabase } from "../tooling/dev/prepare-database";
 
 const usage = "usage: npm run alerts -- sweep | drift";
@@ -29,14 +29,14 @@ try {
 const database = await prepareDatabase({ databaseUrl: settings.DATABASE_URL }).catch((error: unknown) =>
   fail(`database not ready: ${error instanceof Error ? error.message : String(error)}`),
 );
-// Before anything reads the configuration: lib/env.ts reads it once.
+// Before anything reads the configuration: lib/core/config/env.ts reads it once.
 process.env.DATABASE_URL = database.databaseUrl;
-const { disconnectDb } = await import("../lib/db");
+const { disconnectDb } = await import("../lib/core/db/client");
 
 let exitCode = 1;
 try {
   if (command === "sweep") {
-    const { sweepAlerts } = await import("../lib/alerts/sweep-alerts");
+    const { sweepAlerts } = await import("../lib/operations/worker/sweep-alerts");
     // At least twice: quarantined events are folded behind a two-step watermark
     // (sweep-quarantine.ts), which also waits while an older transaction is still open.
     await sweepAlerts();
@@ -48,8 +48,8 @@ try {
     for (const [kind, r] of Object.entries(result)) console.log(`${kind}: ${r.raised} raised, ${r.resolved} resolved`);
     exitCode = 0;
   } else {
-    const { runDriftCheck } = await import("../lib/drift/run-drift-check");
-    const { providerClientFromEnv } = await import("../lib/provider/client");
+    const { runDriftCheck } = await import("../lib/operations/drift/run-drift-check");
+    const { providerClientFromEnv } = await import("../lib/operations/provider/client");
     const run = await runDriftCheck({
       provider: providerClientFromEnv(),
       trigger: "cli",
@@ -59,7 +59,7 @@ try {
     exitCode = run.status === "done" ? 0 : 1;
   }
 } catch (error) {
-  const { AppError } = await import("../lib/errors");
+  const { AppError } = await import("../lib/core/errors");
   console.error(
     `keyhook: ${command} failed: ${error instanceof AppError ? error.publicMessage : error instanceof Error ? error.message : String(error)}`,
   );

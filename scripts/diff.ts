@@ -46,7 +46,7 @@ async function ensureLockfile(): Promise<void> {
 /** An empty database for the engine to replay the migrations on, dropped afterwards. */
 async function withScratchDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
   const scratch = `keyhook_shadow_${randomBytes(4).toString("hex")}`;
-  // DATABASE_URL alone, not lib/env.ts: a diff needs no other setting (as `npm run db:migrate`).
+  // DATABASE_URL alone, not lib/core/config/env.ts: a diff needs no other setting (as `npm run db:migrate`).
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     const server = await startEmbeddedPostgres();

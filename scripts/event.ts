@@ -3,8 +3,8 @@
 //   npm run event -- rotated --tenant district-4417 --key key_b --prev key_a --seq 2 --dup 3
 //   npm run event -- revoked --tenant district-4417 --key key_b --seq 3 --id evt_custom
 import { parseArgs } from "node:util";
-import { parseEnv, type Env } from "../lib/env";
-import { buildKeyEvent, signDelivery } from "../lib/provider/signed-delivery";
+import { parseEnv, type Env } from "../lib/core/config/env";
+import { buildKeyEvent, signDelivery } from "../lib/operations/provider/signed-delivery";
 
 const usage = `usage: npm run event -- <created|rotated|revoked> --tenant ID --key KEY_ID --seq N
   [--prev KEY_ID (rotated)] [--id EVENT_ID] [--dup N (send N times)] [--prefix P] [--scopes a,b]

@@ -1,13 +1,13 @@
 // `npm run purge`: one purge of the dedupe ledger and receipts, now (docs/design.md, invariant 6).
 //   npm run purge -- [--batch-size N] [--pause-ms N]
-// Either flag fixes what is otherwise paced (lib/retention/purge-pacing.ts): the batch size
+// Either flag fixes what is otherwise paced (lib/operations/retention/purge-pacing.ts): the batch size
 // adapts to a target batch duration, the rest to the batch's duration and WAL.
 // On DATABASE_URL, or, when it is unset, on the embedded PostgreSQL in .data/postgres (started for
 // the occasion, or shared with a running `npm run dev`), like `npm run db:migrate`.
 // Exit code 0 when it ran or another replica holds the lock, 1 when it failed or was refused.
 import { parseArgs } from "node:util";
 import nextEnv from "@next/env"; // CommonJS without detectable named exports
-import { parseEnv, type Env } from "../lib/env";
+import { parseEnv, type Env } from "../lib/core/config/env";
 import { prepareDatabase } from "../tooling/dev/prepare-database";
 
 const usage = "usage: npm run purge -- [--batch-size N (1..50000)] [--pause-ms N]";
@@ -42,10 +42,10 @@ try {
 const database = await prepareDatabase({ databaseUrl: settings.DATABASE_URL }).catch((error: unknown) =>
   fail(`database not ready: ${error instanceof Error ? error.message : String(error)}`),
 );
-// Before anything reads the configuration: lib/env.ts reads it once.
+// Before anything reads the configuration: lib/core/config/env.ts reads it once.
 process.env.DATABASE_URL = database.databaseUrl;
-const { disconnectDb } = await import("../lib/db");
-const { runPurge } = await import("../lib/retention/run-purge");
+const { disconnectDb } = await import("../lib/core/db/client");
+const { runPurge } = await import("../lib/operations/retention/run-purge");
 
 let exitCode = 1;
 try {
@@ -64,7 +64,7 @@ try {
     console.error(`keyhook: purge failed: ${run.error} (run ${run.id})`);
   }
 } catch (error) {
-  const { AppError } = await import("../lib/errors");
+  const { AppError } = await import("../lib/core/errors");
   console.error(
     `keyhook: purge failed: ${error instanceof AppError ? error.publicMessage : error instanceof Error ? error.message : String(error)}`,
   );

@@ -8,7 +8,7 @@
 import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
 import nextEnv from "@next/env"; // CommonJS without detectable named exports
-import { parseEnv } from "../lib/env";
+import { parseEnv } from "../lib/core/config/env";
 import { prepareDatabase } from "../tooling/dev/prepare-database";
 
 const usage = "usage: npm run readiness -- [--webhook-url URL] [--wait-ms N] [--json]";
@@ -49,8 +49,8 @@ const database = await prepareDatabase({ databaseUrl: process.env.DATABASE_URL }
   fail(`database not ready: ${error instanceof Error ? error.message : String(error)}`),
 );
 process.env.DATABASE_URL = database.databaseUrl;
-const { disconnectDb } = await import("../lib/db");
-const { runReadiness } = await import("../lib/readiness/run-readiness");
+const { disconnectDb } = await import("../lib/core/db/client");
+const { runReadiness } = await import("../lib/operations/readiness/run-readiness");
 
 let exitCode = 2;
 try {
@@ -72,7 +72,7 @@ try {
   }
   exitCode = result.passed ? 0 : 1;
 } catch (error) {
-  const { AppError } = await import("../lib/errors");
+  const { AppError } = await import("../lib/core/errors");
   console.error(
     `keyhook: readiness check could not run: ${error instanceof AppError ? error.publicMessage : error instanceof Error ? error.message : String(error)}`,
   );

@@ -7,8 +7,8 @@
 // On DATABASE_URL, or, when it is unset, on the embedded PostgreSQL in .data/postgres, like `npm run purge`.
 import { randomBytes } from "node:crypto";
 import nextEnv from "@next/env"; // CommonJS without detectable named exports
-import { parseEnv, type Env } from "../lib/env";
-import { KEY_BYTES } from "../lib/secrets/encryption-keys";
+import { parseEnv, type Env } from "../lib/core/config/env";
+import { KEY_BYTES } from "../lib/core/config/encryption-keys";
 import { prepareDatabase } from "../tooling/dev/prepare-database";
 
 const usage = "usage: npm run secrets -- new-key [id] | status | rotate";
@@ -39,9 +39,9 @@ const database = await prepareDatabase({
   databaseUrl: settings.DATABASE_URL,
   directDatabaseUrl: settings.DIRECT_DATABASE_URL,
 }).catch((error: unknown) => fail(`database not ready: ${error instanceof Error ? error.message : String(error)}`));
-// Before anything reads the configuration: lib/env.ts reads it once.
+// Before anything reads the configuration: lib/core/config/env.ts reads it once.
 process.env.DATABASE_URL = database.databaseUrl;
-const { disconnectDb } = await import("../lib/db");
+const { disconnectDb } = await import("../lib/core/db/client");
 
 const describe = (inventory: { total: number; clear: number; byKey: Record<string, number> }) =>
   [
@@ -52,8 +52,8 @@ const describe = (inventory: { total: number; clear: number; byKey: Record<strin
 
 let exitCode = 1;
 try {
-  const { checkStoredSecrets, rotateStoredSecrets } = await import("../lib/secrets/stored-secrets");
-  const { encryptionKeys } = await import("../lib/secrets/secret-box");
+  const { checkStoredSecrets, rotateStoredSecrets } = await import("../lib/operations/secrets/stored-secrets");
+  const { encryptionKeys } = await import("../lib/core/secrets/secret-box");
   const newest = encryptionKeys()[0]!.id;
   if (command === "status") {
     console.log(`${describe(await checkStoredSecrets())}; new writes use key "${newest}"`);
@@ -63,7 +63,7 @@ try {
   }
   exitCode = 0;
 } catch (error) {
-  const { AppError } = await import("../lib/errors");
+  const { AppError } = await import("../lib/core/errors");
   console.error(
     `keyhook: ${command} failed: ${error instanceof AppError ? error.publicMessage : error instanceof Error ? error.message : String(error)}`,
   );

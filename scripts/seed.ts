@@ -1,6 +1,6 @@
 // `npm run db:seed`: demo districts, keys and events on DATABASE_URL (the launcher sets it).
-import { disconnectDb } from "../lib/db";
-import { seedDemoData } from "../lib/demo/seed-demo-data";
+import { disconnectDb } from "../lib/core/db/client";
+import { seedDemoData } from "../lib/operations/demo/seed-demo-data";
 
 try {
   const { applied, duplicates } = await seedDemoData();

@@ -2,14 +2,14 @@
 // and Transfer-Encoding, oversized headers …): Node answers them itself with a bare status and
 // nothing is written down. Here the server answers them with the same status and a JSON reason,
 // and a refusal on the webhook path leaves a receipt like every other delivery (rate-limited:
-// lib/ingest/refused-requests.ts). A parse error inside a request already being handled (a
+// http/webhook/refused-requests.ts). A parse error inside a request already being handled (a
 // broken chunked body) is the handler's: its body read fails and it records the receipt.
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { env } from "../lib/env";
-import { isHttpsDeployment, staticSecurityHeaders } from "../lib/http/security-headers";
-import { recordClientError } from "../lib/ingest/refused-requests";
-import { WEBHOOK_PATH } from "../lib/ingest/webhook-path";
+import { env } from "../lib/core/config/env";
+import { isHttpsDeployment, staticSecurityHeaders } from "../http/security-headers";
+import { recordClientError } from "../http/webhook/refused-requests";
+import { isWebhookPath } from "../http/webhook/webhook-path";
 
 type ParserError = Error & { code?: string; reason?: string; rawPacket?: Buffer };
 
@@ -54,7 +54,7 @@ export function receiveClientErrors(server: Server): void {
       `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n${headers}\r\n${body}`,
     );
     const request = parseHead(error.rawPacket);
-    if (request?.path !== WEBHOOK_PATH) return;
+    if (!request || !isWebhookPath(request.path)) return;
     void recordClientError({
       receivedAt: new Date(),
       webhookId: request.webhookId,
@@ -73,7 +73,7 @@ function parseHead(raw: Buffer | undefined): { path: string; webhookId: string |
   const text = raw.subarray(0, 16 * 1024).toString("latin1");
   const line = /^[A-Z]+ ([^ \r\n]+) HTTP\/1\.[01]\r?\n/.exec(text);
   if (!line) return null;
-  const path = line[1]!.split("?")[0]!.replace(/\/+$/, "");
+  const path = line[1]!;
   const webhookId = /\r?\nwebhook-id:[ \t]*([^\r\n]*)/i.exec(text)?.[1]?.trim() || null;
   return { path, webhookId };
 }

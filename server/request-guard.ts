@@ -1,5 +1,5 @@
 // What the production server does to every request before Next sees it (docs/security.md):
-//  1. sets the headers every response carries (lib/http/security-headers.ts);
+//  1. sets the headers every response carries (http/security-headers.ts);
 //  2. with no trusted proxy (TRUSTED_PROXY_HOPS=0), drops every X-Forwarded-* / Forwarded header
 //     the client sent: Next then fills them from the connection itself, so the server-action
 //     origin check, redirects and the sign-in throttle see the real host, scheme and address;
@@ -7,8 +7,8 @@
 //     dashboard's origin is NEXTAUTH_URL's, fixed by configuration, not read from any header a
 //     client sends (decision 0018).
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { env } from "../lib/env";
-import { isHttpsDeployment, staticSecurityHeaders } from "../lib/http/security-headers";
+import { env } from "../lib/core/config/env";
+import { isHttpsDeployment, staticSecurityHeaders } from "../http/security-headers";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -1,7 +1,7 @@
 // The server process `npm start` runs (scripts/boot.ts start spawns it once the database is
 // migrated): the production build in ./.next, served by server/production-server.ts. Started
 // without the react-server condition, as Next must be.
-import { parseEnv } from "../lib/env";
+import { parseEnv } from "../lib/core/config/env";
 import { startProductionServer } from "./production-server";
 
 (process.env as Record<string, string>).NODE_ENV = "production";

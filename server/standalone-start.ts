@@ -7,7 +7,7 @@ import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseEnv } from "../lib/env";
+import { parseEnv } from "../lib/core/config/env";
 import { applyMigrations } from "../tooling/migrations/wasm-engine";
 import { startProductionServer } from "./production-server";
 import { runStartupChecks } from "./startup-checks";

@@ -1,5 +1,5 @@
 // `npm run worker`: the long-running background process. It runs the jobs of
-// lib/jobs/background-jobs.ts on the PostgreSQL job queue (graphile-worker): the outbox (provider
+// lib/operations/worker/background-jobs.ts on the PostgreSQL job queue (graphile-worker): the outbox (provider
 // calls and alert notifications), the nightly retention purge at PURGE_HOUR_UTC, the rollup fold,
 // the alerts, the drift check and the webhook registration. Any number of workers may run: each
 // cron slot is queued once, each outbox row is claimed by one of them.
@@ -11,18 +11,18 @@
 // SIGINT/SIGTERM (or, under the dev launcher, its stdin closing): the jobs in flight get
 // SHUTDOWN_DRAIN_MS to finish, the queue releases what it holds, then the process exits 0, also
 // while the database is away. A lost connection or a failover restarts the queue, not the
-// process (lib/jobs/supervise-job-worker.ts).
-import { withDeadline } from "../lib/concurrency/with-deadline";
-import { disconnectDb } from "../lib/db";
-import { driverUrl } from "../lib/database-urls";
-import { env } from "../lib/env";
-import { backgroundJobs } from "../lib/jobs/background-jobs";
-import { enqueueJob } from "../lib/jobs/enqueue-job";
-import { OUTBOX_DRAIN_KEY } from "../lib/jobs/job-names";
-import { kickStartupJobs } from "../lib/jobs/start-job-worker";
-import { superviseJobWorker } from "../lib/jobs/supervise-job-worker";
-import { describeError, log } from "../lib/log";
-import { providerClientFromEnv } from "../lib/provider/client";
+// process (lib/operations/worker/supervise-job-worker.ts).
+import { withDeadline } from "../lib/core/concurrency/with-deadline";
+import { disconnectDb } from "../lib/core/db/client";
+import { driverUrl } from "../lib/core/config/database-urls";
+import { env } from "../lib/core/config/env";
+import { backgroundJobs } from "../lib/operations/worker/background-jobs";
+import { enqueueJob } from "../lib/core/queue/enqueue-job";
+import { OUTBOX_DRAIN_KEY } from "../lib/core/queue/job-names";
+import { kickStartupJobs } from "../lib/operations/worker/start-job-worker";
+import { superviseJobWorker } from "../lib/operations/worker/supervise-job-worker";
+import { describeError, log } from "../lib/core/log";
+import { providerClientFromEnv } from "../lib/operations/provider/client";
 import { runStartupChecks } from "./startup-checks";
 
 let config: ReturnType<typeof env>;

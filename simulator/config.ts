@@ -1,11 +1,11 @@
-// The simulator's own settings (it is its own program; the app's lib/env.ts is not involved).
+// The simulator's own settings (it is its own program; the app's lib/core/config/env.ts is not involved).
 // It shares with the app only the dev defaults: the API key, PROVIDER_URL (the app calls it, the
 // simulator listens on its port: one setting moves both) and the webhook signing secret, so
 // `npm run dev` and the tests work without configuration. Its journal lives under
 // KEYHOOK_DATA_DIR, next to the launcher's PostgreSQL data, when that is set.
 import path from "node:path";
 import { z } from "zod";
-import { DEFAULT_PROVIDER_URL, DEV_PROVIDER_API_KEY, DEV_WEBHOOK_SECRET } from "../lib/env";
+import { DEFAULT_PROVIDER_URL, DEV_PROVIDER_API_KEY, DEV_WEBHOOK_SECRET } from "../lib/core/config/env";
 import { faultsSchema, type Faults } from "./faults";
 
 /** Svix's schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (then the message fails). */
@@ -47,6 +47,11 @@ const schema = z.object({
     .string()
     .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, "must be a whsec_<base64> secret")
     .default(DEV_WEBHOOK_SECRET),
+  /** A whsk_ Ed25519 key: every delivery also carries a `v1a` signature (the app's WEBHOOK_PUBLIC_KEYS must hold its whpk_). */
+  PROVIDER_SIM_SIGNING_KEY: z
+    .string()
+    .regex(/^whsk_[A-Za-z0-9+/]{42,43}=?$/, "must be a whsk_<base64 of a 32-byte Ed25519 seed> key")
+    .optional(),
   /** Divides the retry schedule: 1 is real time, 1000 turns 5 min into 300 ms. */
   PROVIDER_SIM_TIME_SCALE: z
     .string()
@@ -76,7 +81,7 @@ const schema = z.object({
   PROVIDER_SIM_QUIET_MS: wholeNumber()
     .pipe(z.number().min(0, "must be at least 0").max(86_400_000, "must be at most 86400000"))
     .default(3_600_000),
-  /** Start the demo districts from the app's demo seed history (lib/demo/seed-demo-data.ts). */
+  /** Start the demo districts from the app's demo seed history (lib/operations/demo/demo-data.ts). */
   PROVIDER_SIM_DEMO: z.enum(["0", "1"]).default("0"),
 });
 
@@ -86,6 +91,7 @@ export type SimConfig = {
   apiKey: string;
   dataDir: string | null;
   secret: string;
+  signingKey: string | null;
   retryScheduleMs: number[];
   deliveryTimeoutMs: number;
   concurrency: number;
@@ -119,6 +125,7 @@ export function readSimConfig(source: Record<string, string | undefined>): SimCo
     apiKey: c.PROVIDER_API_KEY,
     dataDir: c.PROVIDER_SIM_DATA_DIR === "memory" ? null : simulatorDataDir(source),
     secret: c.PROVIDER_SIM_SECRET,
+    signingKey: c.PROVIDER_SIM_SIGNING_KEY ?? null,
     retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS.map((ms) => ms / c.PROVIDER_SIM_TIME_SCALE),
     deliveryTimeoutMs: c.PROVIDER_SIM_DELIVERY_TIMEOUT_MS,
     concurrency: c.PROVIDER_SIM_CONCURRENCY,

@@ -1,7 +1,7 @@
 // The demo districts start where the app's demo seed leaves them (same keys, same sequences), so
 // the events the simulator streams during `npm run dev` continue that history instead of
 // arriving as stale activations with sequence 1.
-import { DEMO_KEY_HISTORY } from "../lib/demo/seed-demo-data";
+import { DEMO_KEY_HISTORY } from "../lib/operations/demo/demo-data";
 import type { SimKey, SimTenant } from "./model";
 import type { SimProvider } from "./provider";
 import type { SimStore } from "./store";

@@ -22,6 +22,13 @@ export const faultsSchema = z
     apiRetryAfterSeconds: z.number().min(0).max(3_600).default(1),
     /** API calls: answer 503 to the next N calls. */
     apiServerErrorNext: z.number().int().min(0).default(0),
+    /**
+     * The next N new events are signed with a secret the receiver does not hold on their first
+     * `badSignatureAttempts` scheduled attempts (it refuses them: 401), then correctly, so they
+     * stay failed until the schedule's next slot or a manual redelivery (always signed right).
+     */
+    badSignatureNext: z.number().int().min(0).default(0),
+    badSignatureAttempts: z.number().int().min(1).max(8).default(3),
   })
   .strict();
 

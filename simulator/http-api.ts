@@ -1,6 +1,6 @@
 // The simulator's HTTP surface. Everything needs `Authorization: Bearer <PROVIDER_API_KEY>`.
 //
-// The provider API (/v1/…): the routes of lib/provider/api-schema.ts. A POST with an
+// The provider API (/v1/…): the routes of lib/operations/provider/api-schema.ts. A POST with an
 // Idempotency-Key is answered once and the stored answer is replayed for a repeat
 // (header `idempotent-replayed: true`); the same key with a different body is a 422.
 // Injected API faults (429 with Retry-After, 503) are decided before anything is done.
@@ -28,11 +28,11 @@ import type {
   WireKeyResult,
   WireSecretRotation,
   WireTestEvent,
-} from "../lib/provider/api-schema";
-import { KEY_PAGE_MAX } from "../lib/provider/api-schema";
+} from "../lib/operations/provider/api-schema";
+import { KEY_CALL_REFUSALS, KEY_PAGE_MAX } from "../lib/operations/provider/api-schema";
 import type { Dispatcher } from "./dispatcher";
 import { faultsSchema, type Faults } from "./faults";
-import type { SimAttempt, SimHook, SimKey } from "./model";
+import type { SimAttempt, SimHook, SimKey, SimMessage } from "./model";
 import { SimApiError, type KeyChange, type SimProvider } from "./provider";
 import type { SimStore } from "./store";
 import { emitMany, startStream, tenantOfKeyCall, type CustomerActivity } from "./stream";
@@ -122,50 +122,76 @@ const streamBody = z.object({
   quiet_ms: z.number().int().min(0).optional(),
 });
 
+/** What the handler keeps between requests: the API calls received and the running churn. */
+type HandlerState = {
+  apiCalls: ApiCallRecord[];
+  stream: { stop(): void } | null;
+};
+
 export function createRequestHandler(context: HttpApiContext) {
-  const { store, provider, dispatcher } = context;
-  const apiCalls: ApiCallRecord[] = [];
-  let stream: { stop(): void } | null = null;
+  const state: HandlerState = { apiCalls: [], stream: null };
+  const routes = [...providerApiRoutes(context), ...controlRoutes(context, state)];
   const expectedAuth = Buffer.from(`Bearer ${context.apiKey}`);
 
-  const error = (status: number, code: string, message: string, headers?: Record<string, string>): Answer => ({
-    status,
-    body: { error: { code, message } } satisfies WireError,
-    headers,
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let result: Answer & { replayed?: boolean };
+    try {
+      result = await answer(context, routes, expectedAuth, req);
+    } catch (failure) {
+      process.stderr.write(`provider-sim: ${failure instanceof Error ? failure.stack : String(failure)}\n`);
+      result = error(500, "internal", "internal error");
+    }
+    const path = (req.url ?? "/").split("?")[0]!;
+    noteKeyCallActivity(context, req, path, result);
+    if (path.startsWith("/v1/")) recordApiCall(state.apiCalls, req, path, result);
+    res.writeHead(result.status, {
+      "content-type": "application/json",
+      "cache-control": "no-store",
+      ...result.headers,
+    });
+    res.end(JSON.stringify(result.body));
+  };
+}
+
+/** A route of the table: `{name}` in its path is one segment, handed to `handle` decoded. */
+type Route = {
+  method: string;
+  pattern: RegExp;
+  names: string[];
+  // Synchronous on purpose: between the idempotency lookup and storing the answer (answerOnce)
+  // nothing else may run, so two concurrent requests with one key can never both act.
+  handle(request: RouteRequest): Answer;
+};
+type RouteRequest = { params: Record<string, string>; url: URL; body: unknown };
+
+function route(method: string, path: string, handle: Route["handle"]): Route {
+  const names: string[] = [];
+  const source = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    names.push(name);
+    return "([^/]+)";
   });
+  return { method, pattern: new RegExp(`^${source}$`), names, handle };
+}
 
-  function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
-    const parsed = schema.safeParse(value);
-    if (parsed.success) return parsed.data;
-    const issue = parsed.error.issues[0]!;
-    throw new SimApiError(400, "invalid_request", `${issue.path.join(".") || "body"}: ${issue.message}`);
-  }
+/** The provider API, in the order of api-schema.ts; the first route whose method and path match answers. */
+function providerApiRoutes(context: HttpApiContext): Route[] {
+  return [...webhookRoutes(context), ...keyRoutes(context)];
+}
 
-  function keyResult(change: KeyChange): WireKeyResult {
-    return {
-      key: wireKey(change.key),
-      secret: change.secret,
-      previous_key_id: change.previousKeyId,
-      event_id: change.event?.id ?? null,
-    };
-  }
-
-  // Synchronous on purpose: between the idempotency lookup and storing the answer nothing else may
-  // run, so two concurrent requests with one key can never both act.
-  function route(method: string, url: URL, body: unknown): Answer {
-    const p = url.pathname;
-    let m: RegExpExecArray | null;
-
-    if (method === "POST" && p === "/v1/account/webhooks/register") {
+function webhookRoutes(context: HttpApiContext): Route[] {
+  const { store, provider, dispatcher } = context;
+  return [
+    route("POST", "/v1/account/webhooks/register", ({ body }) => {
       const { url: hookUrl } = parse(registerBody, body);
       return { status: 201, body: wireHook(provider.registerHook(hookUrl)) };
-    }
-    if (method === "GET" && (m = /^\/v1\/account\/webhooks\/([^/]+)$/.exec(p))) {
-      return { status: 200, body: wireHook(provider.hook(decodeURIComponent(m[1]!))) };
-    }
-    if (method === "POST" && (m = /^\/v1\/account\/webhooks\/([^/]+)\/rotate-secret$/.exec(p))) {
+    }),
+    route("GET", "/v1/account/webhooks/{hookId}", ({ params }) => ({
+      status: 200,
+      body: wireHook(provider.hook(params.hookId!)),
+    })),
+    route("POST", "/v1/account/webhooks/{hookId}/rotate-secret", ({ params, body }) => {
       const input = parse(rotateSecretBody, body);
-      const hook = provider.rotateHookSecret(decodeURIComponent(m[1]!), {
+      const hook = provider.rotateHookSecret(params.hookId!, {
         secret: input.secret,
         overlapSeconds: input.overlap_seconds,
       });
@@ -177,81 +203,80 @@ export function createRequestHandler(context: HttpApiContext) {
           previous_secret_valid_until: iso(hook.previousSecretValidUntil),
         } satisfies WireSecretRotation,
       };
-    }
-    if (method === "POST" && (m = /^\/v1\/account\/webhooks\/([^/]+)\/test-event$/.exec(p))) {
+    }),
+    route("POST", "/v1/account/webhooks/{hookId}/test-event", ({ params, body }) => {
       const input = parse(testEventBody, body);
-      const event = provider.testEvent(decodeURIComponent(m[1]!), input.tenant_id);
+      const event = provider.testEvent(params.hookId!, input.tenant_id);
       return {
         status: 202,
         body: { event_id: event.id, tenant_id: event.tenantId, sequence: event.sequence } satisfies WireTestEvent,
       };
-    }
-    if (method === "GET" && (m = /^\/v1\/account\/webhooks\/deliveries\/([^/]+)$/.exec(p))) {
-      const hook = provider.hook(decodeURIComponent(m[1]!));
+    }),
+    route("GET", "/v1/account/webhooks/deliveries/{hookId}", ({ params, url }) => {
+      const hook = provider.hook(params.hookId!);
       return {
         status: 200,
-        body: listDeliveries(hook.id, parse(deliveriesQuery, Object.fromEntries(url.searchParams))),
+        body: listDeliveries(store, hook.id, parse(deliveriesQuery, Object.fromEntries(url.searchParams))),
       };
-    }
-    if (method === "POST" && (m = /^\/v1\/account\/webhooks\/deliveries\/([^/]+)\/redeliver-failed$/.exec(p))) {
-      const hook = provider.hook(decodeURIComponent(m[1]!));
+    }),
+    route("POST", "/v1/account/webhooks/deliveries/{hookId}/redeliver-failed", ({ params, body }) => {
+      const hook = provider.hook(params.hookId!);
       const input = parse(redeliverFailedBody, body);
-      return {
-        status: 200,
-        body: { count: redeliverFailed(hook.id, Date.parse(input.since), Date.parse(input.until), input.dry_run) },
-      };
-    }
-    if (method === "POST" && (m = /^\/v1\/account\/webhooks\/deliveries\/([^/]+)\/([^/]+)\/redeliver$/.exec(p))) {
-      const hook = provider.hook(decodeURIComponent(m[1]!));
-      const attempt = store.attempts.find((a) => a.id === decodeURIComponent(m![2]!) && a.hookId === hook.id);
-      const message = attempt && store.messages.get(attempt.messageId);
-      if (!message) throw new SimApiError(404, "delivery_not_found", `hook ${hook.id} has no delivery ${m[2]}`);
-      dispatcher.redeliver(message);
+      const window = { since: Date.parse(input.since), until: Date.parse(input.until) };
+      return { status: 200, body: { count: redeliverFailed(context, hook.id, window, input.dry_run) } };
+    }),
+    route("POST", "/v1/account/webhooks/deliveries/{hookId}/{deliveryId}/redeliver", ({ params }) => {
+      const hook = provider.hook(params.hookId!);
+      dispatcher.redeliver(deliveredMessage(store, hook.id, params.deliveryId!));
       return { status: 202, body: { accepted: true } };
-    }
-    if (method === "GET" && (m = /^\/v1\/tenants\/([^/]+)\/keys$/.exec(p))) {
-      return {
-        status: 200,
-        body: listKeys(decodeURIComponent(m[1]!), parse(keysQuery, Object.fromEntries(url.searchParams))),
-      };
-    }
-    if (method === "POST" && (m = /^\/v1\/tenants\/([^/]+)\/keys$/.exec(p))) {
-      return {
-        status: 201,
-        body: keyResult(provider.issueKey(decodeURIComponent(m[1]!), parse(issueBody, body).scopes)),
-      };
-    }
-    if (method === "POST" && (m = /^\/v1\/tenants\/([^/]+)\/keys\/([^/]+)\/rotate$/.exec(p))) {
-      return { status: 201, body: keyResult(provider.rotateKey(decodeURIComponent(m[1]!), decodeURIComponent(m[2]!))) };
-    }
-    if (method === "POST" && (m = /^\/v1\/tenants\/([^/]+)\/keys\/([^/]+)\/revoke$/.exec(p))) {
-      return { status: 200, body: keyResult(provider.revokeKey(decodeURIComponent(m[1]!), decodeURIComponent(m[2]!))) };
-    }
+    }),
+  ];
+}
 
-    // Control endpoints.
-    if (method === "GET" && p === "/_sim/health")
-      return { status: 200, body: { ok: true, hooks: store.hooks.size, events: store.events.size } };
-    if (method === "GET" && p === "/_sim/faults") return { status: 200, body: context.faults.get() };
-    if (method === "PUT" && p === "/_sim/faults") {
+function keyRoutes({ store, provider }: HttpApiContext): Route[] {
+  return [
+    route("GET", "/v1/tenants/{tenantId}/keys", ({ params, url }) => ({
+      status: 200,
+      body: listKeys(store, params.tenantId!, parse(keysQuery, Object.fromEntries(url.searchParams))),
+    })),
+    route("POST", "/v1/tenants/{tenantId}/keys", ({ params, body }) => ({
+      status: 201,
+      body: keyResult(provider.issueKey(params.tenantId!, parse(issueBody, body).scopes)),
+    })),
+    route("POST", "/v1/tenants/{tenantId}/keys/{keyId}/rotate", ({ params }) => ({
+      status: 201,
+      body: keyResult(provider.rotateKey(params.tenantId!, params.keyId!)),
+    })),
+    route("POST", "/v1/tenants/{tenantId}/keys/{keyId}/revoke", ({ params }) => ({
+      status: 200,
+      body: keyResult(provider.revokeKey(params.tenantId!, params.keyId!)),
+    })),
+  ];
+}
+
+/** The control endpoints listed at the top of this file. */
+function controlRoutes(context: HttpApiContext, state: HandlerState): Route[] {
+  const { store, provider } = context;
+  return [
+    route("GET", "/_sim/health", () => ({
+      status: 200,
+      body: { ok: true, hooks: store.hooks.size, events: store.events.size },
+    })),
+    route("GET", "/_sim/faults", () => ({ status: 200, body: context.faults.get() })),
+    route("PUT", "/_sim/faults", ({ body }) => {
       const next = parse(faultsSchema, { ...context.faults.get(), ...(body as object) });
       context.faults.set(next);
       return { status: 200, body: next };
-    }
-    if (method === "POST" && p === "/_sim/emit") {
+    }),
+    route("POST", "/_sim/emit", ({ body }) => {
       const input = parse(emitBody, body);
-      const tenants =
-        input.tenants ??
-        Array.from(
-          { length: input.tenantCount ?? 10 },
-          (_, i) => `${input.tenantPrefix}${String(i + 1).padStart(3, "0")}`,
-        );
-      const events = emitMany(provider, { count: input.count, tenants, random: context.random });
+      const events = emitMany(provider, { count: input.count, tenants: emitTenants(input), random: context.random });
       return { status: 200, body: { emitted: events.length, event_ids: events.map((e) => e.id) } };
-    }
-    if (method === "POST" && p === "/_sim/stream") {
+    }),
+    route("POST", "/_sim/stream", ({ body }) => {
       const input = parse(streamBody, body);
-      stream?.stop();
-      stream = startStream({
+      state.stream?.stop();
+      state.stream = startStream({
         provider,
         tenants: input.tenants,
         intervalMs: input.interval_ms ?? context.streamIntervalMs,
@@ -261,239 +286,330 @@ export function createRequestHandler(context: HttpApiContext) {
         random: context.random,
       });
       return { status: 200, body: { streaming: input.tenants } };
-    }
-    if (method === "DELETE" && p === "/_sim/stream") {
-      stream?.stop();
-      stream = null;
+    }),
+    route("DELETE", "/_sim/stream", () => {
+      state.stream?.stop();
+      state.stream = null;
       return { status: 200, body: { streaming: [] } };
-    }
-    if (method === "GET" && p === "/_sim/truth")
-      return { status: 200, body: { tenants: provider.truth(url.searchParams.get("tenant") ?? undefined) } };
-    if (method === "GET" && p === "/_sim/stats") return { status: 200, body: stats() };
-    if (method === "POST" && p === "/_sim/keys/bulk") {
-      const input = parse(bulkKeysBody, body);
-      return { status: 200, body: { added: bulkKeys(input) } };
-    }
-    if (method === "GET" && p === "/_sim/api-calls") {
+    }),
+    route("GET", "/_sim/truth", ({ url }) => ({
+      status: 200,
+      body: { tenants: provider.truth(url.searchParams.get("tenant") ?? undefined) },
+    })),
+    route("GET", "/_sim/stats", () => ({ status: 200, body: stats(context) })),
+    route("POST", "/_sim/keys/bulk", ({ body }) => ({
+      status: 200,
+      body: { added: bulkKeys(context, parse(bulkKeysBody, body)) },
+    })),
+    route("GET", "/_sim/api-calls", ({ url }) => {
       const key = url.searchParams.get("idempotency_key");
-      return { status: 200, body: { calls: key ? apiCalls.filter((c) => c.idempotencyKey === key) : apiCalls } };
-    }
-    return error(404, "not_found", `no route ${method} ${p}`);
-  }
+      const calls = key ? state.apiCalls.filter((c) => c.idempotencyKey === key) : state.apiCalls;
+      return { status: 200, body: { calls } };
+    }),
+  ];
+}
 
-  function listDeliveries(hookId: string, query: z.output<typeof deliveriesQuery>): WireDeliveryPage {
-    const since = query.since ? Date.parse(query.since) : -Infinity;
-    const until = query.until ? Date.parse(query.until) : Infinity;
-    const before = query.cursor ? Number(query.cursor) : Infinity;
-    const items: SimAttempt[] = [];
-    // Newest first; the cursor is the position of the last attempt returned.
-    for (let i = store.attempts.length - 1; i >= 0 && items.length <= query.limit; i--) {
-      const a = store.attempts[i]!;
-      if (a.seq >= before || a.hookId !== hookId) continue;
-      if (query.status && a.succeeded !== (query.status === "succeeded")) continue;
-      if (query.event_id && a.eventId !== query.event_id) continue;
-      if (a.at < since || a.at >= until) continue;
-      items.push(a);
-    }
-    const page = items.slice(0, query.limit);
+function dispatch(routes: Route[], method: string, url: URL, body: unknown): Answer {
+  for (const candidate of routes) {
+    if (candidate.method !== method) continue;
+    const match = candidate.pattern.exec(url.pathname);
+    if (!match) continue;
+    const values = match.slice(1).map(decodedSegment);
+    if (values.includes(null))
+      return error(400, "bad_path", `a path segment is not valid percent-encoding: ${url.pathname}`);
+    const params = Object.fromEntries(candidate.names.map((name, i) => [name, values[i]!]));
+    return candidate.handle({ params, url, body });
+  }
+  return error(404, "not_found", `no route ${method} ${url.pathname}`);
+}
+
+function decodedSegment(segment: string | undefined): string | null {
+  try {
+    return decodeURIComponent(segment!);
+  } catch {
+    return null;
+  }
+}
+
+/** A route's answer, a refusal it threw (SimApiError) turned into its error answer. */
+function run(routes: Route[], method: string, url: URL, body: unknown): Answer {
+  try {
+    return dispatch(routes, method, url, body);
+  } catch (failure) {
+    if (failure instanceof SimApiError) return error(failure.status, failure.code, failure.message);
+    throw failure;
+  }
+}
+
+async function answer(
+  context: HttpApiContext,
+  routes: Route[],
+  expectedAuth: Buffer,
+  req: IncomingMessage,
+): Promise<Answer & { replayed?: boolean }> {
+  if (!authorized(req, expectedAuth)) return error(401, "unauthorized", "missing or wrong bearer key");
+  const url = new URL(req.url ?? "/", "http://simulator");
+  const method = req.method ?? "GET";
+  const raw = await readBody(req);
+  if (raw === null) return error(413, "too_large", `body over ${MAX_BODY_BYTES} bytes`);
+  const body = parseJsonBody(raw);
+  if (body === INVALID_JSON) return error(400, "invalid_json", "body is not JSON");
+
+  const isApi = url.pathname.startsWith("/v1/");
+  if (isApi) {
+    const fault = injectedApiFault(context);
+    if (fault) return fault;
+  }
+  const idempotencyKey = req.headers["idempotency-key"];
+  if (!isApi || method !== "POST" || typeof idempotencyKey !== "string" || idempotencyKey === "")
+    return run(routes, method, url, body);
+  return answerOnce(context.store, `${url.pathname} ${idempotencyKey}`, raw, () => run(routes, method, url, body));
+}
+
+function authorized(req: IncomingMessage, expectedAuth: Buffer): boolean {
+  const auth = Buffer.from(req.headers.authorization ?? "");
+  return auth.length === expectedAuth.length && timingSafeEqual(auth, expectedAuth);
+}
+
+const INVALID_JSON = Symbol("invalid JSON");
+
+/** An empty body is `{}`. */
+function parseJsonBody(raw: string): unknown {
+  if (raw.length === 0) return {};
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return INVALID_JSON;
+  }
+}
+
+/**
+ * A POST under an Idempotency-Key: the stored answer for a repeat of the same body, a 422 for the
+ * key with another body, else the route's answer, stored.
+ */
+function answerOnce(
+  store: SimStore,
+  scope: string,
+  raw: string,
+  runRoute: () => Answer,
+): Answer & { replayed?: boolean } {
+  const fingerprint = createHash("sha256").update(raw).digest("hex");
+  const stored = store.idempotency.get(scope);
+  if (stored) {
+    if (stored.fingerprint !== fingerprint)
+      return error(422, "idempotency_key_reused", "this Idempotency-Key was used with a different request body");
     return {
-      items: page.map(wireAttempt),
-      next_cursor: items.length > query.limit ? String(page[page.length - 1]!.seq) : null,
+      status: stored.status,
+      body: JSON.parse(stored.body),
+      headers: { "idempotent-replayed": "true" },
+      replayed: true,
     };
   }
+  const result = runRoute();
+  // Server failures are not remembered: the retry must get a real second chance.
+  if (result.status < 500)
+    store.put({
+      t: "idempotency",
+      v: { scope, fingerprint, status: result.status, body: JSON.stringify(result.body), at: Date.now() },
+    });
+  return result;
+}
 
-  function listKeys(tenantId: string, query: z.output<typeof keysQuery>): WireKeyPage {
-    const ids = store.tenantKeyIds(tenantId);
-    let start = 0;
-    if (query.cursor) {
-      const after = Buffer.from(query.cursor, "base64url").toString("utf8");
-      // Binary search: the first id after the cursor's (keys are never deleted, only added).
-      let low = 0;
-      let high = ids.length;
-      while (low < high) {
-        const middle = (low + high) >>> 1;
-        if (ids[middle]! <= after) low = middle + 1;
-        else high = middle;
-      }
-      start = low;
-    }
-    const page = ids.slice(start, start + query.limit).map((id) => store.keys.get(id)!);
-    const more = start + query.limit < ids.length;
-    return {
-      items: page.map(wireKey),
-      next_cursor: more ? Buffer.from(page[page.length - 1]!.id, "utf8").toString("base64url") : null,
-    };
+/** Injected API faults, decided before anything is done: a 503 first, then a 429 with Retry-After. */
+function injectedApiFault(context: HttpApiContext): Answer | null {
+  const faults = context.faults.get();
+  if (faults.apiServerErrorNext > 0) {
+    context.faults.set({ ...faults, apiServerErrorNext: faults.apiServerErrorNext - 1 });
+    return error(503, "unavailable", "temporarily unavailable (injected)", { "retry-after": "0" });
   }
+  const limited =
+    faults.apiRateLimitNext > 0 || (faults.apiRateLimitRate > 0 && context.random() < faults.apiRateLimitRate);
+  if (!limited) return null;
+  if (faults.apiRateLimitNext > 0) context.faults.set({ ...faults, apiRateLimitNext: faults.apiRateLimitNext - 1 });
+  return error(429, "rate_limited", "too many requests (injected)", {
+    "retry-after": String(faults.apiRetryAfterSeconds),
+  });
+}
 
-  function bulkKeys(input: z.output<typeof bulkKeysBody>): number {
-    if (input.status === "active" && (input.count > 1 || provider.activeKey(input.tenant_id)))
-      throw new SimApiError(409, "active_key_exists", "a tenant has at most one active key");
-    const at = Date.now();
-    const width = String(input.count).length;
-    for (let i = 0; i < input.count; i++) {
-      const id = `${input.id_prefix}${String(i).padStart(width, "0")}_${at.toString(36)}`;
-      store.put({
-        t: "key",
-        v: {
-          id,
-          tenantId: input.tenant_id,
-          status: input.status,
-          prefix: "ik_bulk",
-          scopes: [],
-          createdAt: at,
-          updatedAt: at,
-        },
-      });
-    }
-    if (!store.tenants.has(input.tenant_id)) store.put({ t: "tenant", v: { id: input.tenant_id, sequence: 0 } });
-    return input.count;
+/** A key call that succeeded is a person's doing: the churn leaves their tenant alone for a while. */
+function noteKeyCallActivity(context: HttpApiContext, req: IncomingMessage, path: string, result: Answer): void {
+  const keyTenant = req.method === "POST" && result.status < 300 ? tenantOfKeyCall(path) : null;
+  if (keyTenant) context.activity.note(keyTenant, Date.now());
+}
+
+/** Kept for /_sim/api-calls: the newest MAX_API_LOG calls. */
+function recordApiCall(
+  apiCalls: ApiCallRecord[],
+  req: IncomingMessage,
+  path: string,
+  result: Answer & { replayed?: boolean },
+): void {
+  const key = req.headers["idempotency-key"];
+  apiCalls.push({
+    at: Date.now(),
+    method: req.method ?? "GET",
+    path,
+    idempotencyKey: typeof key === "string" ? key : null,
+    status: result.status,
+    replayed: result.replayed ?? false,
+  });
+  if (apiCalls.length > MAX_API_LOG) apiCalls.splice(0, apiCalls.length - MAX_API_LOG);
+}
+
+function error(status: number, code: string, message: string, headers?: Record<string, string>): Answer {
+  return { status, body: { error: { code, message } } satisfies WireError, headers };
+}
+
+function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new SimApiError(400, "invalid_request", `${issue.path.join(".") || "body"}: ${issue.message}`);
+}
+
+function keyResult(change: KeyChange): WireKeyResult {
+  return {
+    key: wireKey(change.key),
+    secret: change.secret,
+    previous_key_id: change.previousKeyId,
+    event_id: change.event?.id ?? null,
+  };
+}
+
+/** The tenants named, or `tenantCount` of them numbered after the prefix (ten by default). */
+function emitTenants(input: z.output<typeof emitBody>): string[] {
+  return (
+    input.tenants ??
+    Array.from({ length: input.tenantCount ?? 10 }, (_, i) => `${input.tenantPrefix}${String(i + 1).padStart(3, "0")}`)
+  );
+}
+
+/** The message of one of the hook's delivery attempts, or a 404. */
+function deliveredMessage(store: SimStore, hookId: string, deliveryId: string): SimMessage {
+  const found = store.attemptsById.get(deliveryId);
+  const attempt = found?.hookId === hookId ? found : undefined;
+  const message = attempt && store.messages.get(attempt.messageId);
+  if (!message) throw new SimApiError(404, "delivery_not_found", `hook ${hookId} has no delivery ${deliveryId}`);
+  return message;
+}
+
+function listDeliveries(store: SimStore, hookId: string, query: z.output<typeof deliveriesQuery>): WireDeliveryPage {
+  const since = query.since ? Date.parse(query.since) : -Infinity;
+  const until = query.until ? Date.parse(query.until) : Infinity;
+  const before = query.cursor ? Number(query.cursor) : Infinity;
+  const items: SimAttempt[] = [];
+  // Newest first; the cursor is the position of the last attempt returned.
+  for (let i = store.attempts.length - 1; i >= 0 && items.length <= query.limit; i--) {
+    const a = store.attempts[i]!;
+    if (a.seq >= before || a.hookId !== hookId) continue;
+    if (query.status && a.succeeded !== (query.status === "succeeded")) continue;
+    if (query.event_id && a.eventId !== query.event_id) continue;
+    if (a.at < since || a.at >= until) continue;
+    items.push(a);
   }
+  const page = items.slice(0, query.limit);
+  return {
+    items: page.map(wireAttempt),
+    next_cursor: items.length > query.limit ? String(page[page.length - 1]!.seq) : null,
+  };
+}
 
-  function redeliverFailed(hookId: string, since: number, until: number, dryRun: boolean): number {
-    // An event whose delivery is still failed (its latest attempt failed) and failed in the window.
-    const lastAttempt = new Map<string, SimAttempt>();
-    for (const a of store.attempts) if (a.hookId === hookId) lastAttempt.set(a.messageId, a);
-    let count = 0;
-    for (const [messageId, attempt] of lastAttempt) {
-      const message = store.messages.get(messageId)!;
-      if (message.status === "succeeded" || attempt.succeeded || attempt.at < since || attempt.at >= until) continue;
-      count++;
-      if (!dryRun) dispatcher.redeliver(message);
-    }
-    return count;
+function listKeys(store: SimStore, tenantId: string, query: z.output<typeof keysQuery>): WireKeyPage {
+  const ids = store.tenantKeyIds(tenantId);
+  const start = query.cursor ? firstIdAfter(ids, Buffer.from(query.cursor, "base64url").toString("utf8")) : 0;
+  const page = ids.slice(start, start + query.limit).map((id) => store.keys.get(id)!);
+  const more = start + query.limit < ids.length;
+  return {
+    items: page.map(wireKey),
+    next_cursor: more ? Buffer.from(page[page.length - 1]!.id, "utf8").toString("base64url") : null,
+  };
+}
+
+/** Binary search in the sorted ids: the position of the first one after `after` (keys are never deleted, only added). */
+function firstIdAfter(ids: readonly string[], after: string): number {
+  let low = 0;
+  let high = ids.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (ids[middle]! <= after) low = middle + 1;
+    else high = middle;
   }
+  return low;
+}
 
-  function stats() {
-    const messages = { pending: 0, succeeded: 0, failed: 0 };
-    for (const m of store.messages.values()) messages[m.status]++;
-    const attempts = {
-      total: store.attempts.length,
-      succeeded: 0,
-      failed: 0,
-      manual: 0,
-      duplicate: 0,
-      lost_response: 0,
-      reordered: 0,
-    };
-    for (const a of store.attempts) {
-      if (a.succeeded) attempts.succeeded++;
-      else attempts.failed++;
-      if (a.trigger === "manual") attempts.manual++;
-      if (a.injected) attempts[a.injected]++;
-    }
-    return {
-      hooks: store.hooks.size,
-      tenants: store.tenants.size,
-      keys: store.keys.size,
-      events: store.events.size,
-      messages,
-      attempts,
-      ...dispatcher.stats(),
-    };
-  }
-
-  function injectedApiFault(): Answer | null {
-    const faults = context.faults.get();
-    if (faults.apiServerErrorNext > 0) {
-      context.faults.set({ ...faults, apiServerErrorNext: faults.apiServerErrorNext - 1 });
-      return error(503, "unavailable", "temporarily unavailable (injected)", { "retry-after": "0" });
-    }
-    const limited =
-      faults.apiRateLimitNext > 0 || (faults.apiRateLimitRate > 0 && context.random() < faults.apiRateLimitRate);
-    if (!limited) return null;
-    if (faults.apiRateLimitNext > 0) context.faults.set({ ...faults, apiRateLimitNext: faults.apiRateLimitNext - 1 });
-    return error(429, "rate_limited", "too many requests (injected)", {
-      "retry-after": String(faults.apiRetryAfterSeconds),
+function bulkKeys(context: HttpApiContext, input: z.output<typeof bulkKeysBody>): number {
+  const { store, provider } = context;
+  if (input.status === "active" && (input.count > 1 || provider.activeKey(input.tenant_id)))
+    throw new SimApiError(409, KEY_CALL_REFUSALS.activeKeyExists, "a tenant has at most one active key");
+  const at = Date.now();
+  const width = String(input.count).length;
+  for (let i = 0; i < input.count; i++) {
+    const id = `${input.id_prefix}${String(i).padStart(width, "0")}_${at.toString(36)}`;
+    store.put({
+      t: "key",
+      v: {
+        id,
+        tenantId: input.tenant_id,
+        status: input.status,
+        prefix: "ik_bulk",
+        scopes: [],
+        createdAt: at,
+        updatedAt: at,
+      },
     });
   }
+  if (!store.tenants.has(input.tenant_id)) store.put({ t: "tenant", v: { id: input.tenant_id, sequence: 0 } });
+  return input.count;
+}
 
-  async function answer(req: IncomingMessage): Promise<Answer & { replayed?: boolean }> {
-    const auth = Buffer.from(req.headers.authorization ?? "");
-    if (auth.length !== expectedAuth.length || !timingSafeEqual(auth, expectedAuth))
-      return error(401, "unauthorized", "missing or wrong bearer key");
-    const url = new URL(req.url ?? "/", "http://simulator");
-    const method = req.method ?? "GET";
-    const raw = await readBody(req);
-    if (raw === null) return error(413, "too_large", `body over ${MAX_BODY_BYTES} bytes`);
-    let body: unknown = {};
-    if (raw.length > 0) {
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        return error(400, "invalid_json", "body is not JSON");
-      }
-    }
-
-    const isApi = url.pathname.startsWith("/v1/");
-    if (isApi) {
-      const fault = injectedApiFault();
-      if (fault) return fault;
-    }
-    const idempotencyKey = req.headers["idempotency-key"];
-    if (!isApi || method !== "POST" || typeof idempotencyKey !== "string" || idempotencyKey === "")
-      return run(method, url, body);
-
-    const scope = `${url.pathname} ${idempotencyKey}`;
-    const fingerprint = createHash("sha256").update(raw).digest("hex");
-    const stored = store.idempotency.get(scope);
-    if (stored) {
-      if (stored.fingerprint !== fingerprint)
-        return error(422, "idempotency_key_reused", "this Idempotency-Key was used with a different request body");
-      return {
-        status: stored.status,
-        body: JSON.parse(stored.body),
-        headers: { "idempotent-replayed": "true" },
-        replayed: true,
-      };
-    }
-    const result = run(method, url, body);
-    // Server failures are not remembered: the retry must get a real second chance.
-    if (result.status < 500)
-      store.put({
-        t: "idempotency",
-        v: { scope, fingerprint, status: result.status, body: JSON.stringify(result.body), at: Date.now() },
-      });
-    return result;
+function redeliverFailed(
+  context: HttpApiContext,
+  hookId: string,
+  window: { since: number; until: number },
+  dryRun: boolean,
+): number {
+  const { store, dispatcher } = context;
+  // An event whose delivery is still failed (its latest attempt failed) and failed in the window.
+  const lastAttempt = new Map<string, SimAttempt>();
+  for (const a of store.attempts) if (a.hookId === hookId) lastAttempt.set(a.messageId, a);
+  let count = 0;
+  for (const [messageId, attempt] of lastAttempt) {
+    const message = store.messages.get(messageId)!;
+    if (message.status === "succeeded" || attempt.succeeded || attempt.at < window.since || attempt.at >= window.until)
+      continue;
+    count++;
+    if (!dryRun) dispatcher.redeliver(message);
   }
+  return count;
+}
 
-  function run(method: string, url: URL, body: unknown): Answer {
-    try {
-      return route(method, url, body);
-    } catch (failure) {
-      if (failure instanceof SimApiError) return error(failure.status, failure.code, failure.message);
-      throw failure;
-    }
+function stats({ store, dispatcher }: HttpApiContext) {
+  const messages = { pending: 0, succeeded: 0, failed: 0 };
+  for (const m of store.messages.values()) messages[m.status]++;
+  const attempts = {
+    total: store.attempts.length,
+    succeeded: 0,
+    failed: 0,
+    manual: 0,
+    duplicate: 0,
+    lost_response: 0,
+    reordered: 0,
+    bad_signature: 0,
+  };
+  for (const a of store.attempts) {
+    if (a.succeeded) attempts.succeeded++;
+    else attempts.failed++;
+    if (a.trigger === "manual") attempts.manual++;
+    if (a.injected) attempts[a.injected]++;
   }
-
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let result: Answer & { replayed?: boolean };
-    try {
-      result = await answer(req);
-    } catch (failure) {
-      process.stderr.write(`provider-sim: ${failure instanceof Error ? failure.stack : String(failure)}\n`);
-      result = error(500, "internal", "internal error");
-    }
-    const path = (req.url ?? "/").split("?")[0]!;
-    const keyTenant = req.method === "POST" && result.status < 300 ? tenantOfKeyCall(path) : null;
-    if (keyTenant) context.activity.note(keyTenant, Date.now());
-    if (path.startsWith("/v1/")) {
-      const key = req.headers["idempotency-key"];
-      apiCalls.push({
-        at: Date.now(),
-        method: req.method ?? "GET",
-        path,
-        idempotencyKey: typeof key === "string" ? key : null,
-        status: result.status,
-        replayed: result.replayed ?? false,
-      });
-      if (apiCalls.length > MAX_API_LOG) apiCalls.splice(0, apiCalls.length - MAX_API_LOG);
-    }
-    res.writeHead(result.status, {
-      "content-type": "application/json",
-      "cache-control": "no-store",
-      ...result.headers,
-    });
-    res.end(JSON.stringify(result.body));
+  return {
+    hooks: store.hooks.size,
+    tenants: store.tenants.size,
+    keys: store.keys.size,
+    events: store.events.size,
+    messages,
+    attempts,
+    ...dispatcher.stats(),
   };
 }
 

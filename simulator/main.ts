@@ -1,5 +1,5 @@
 // `npm run provider`: the provider simulator, its own process (docs/design.md, "The provider side").
-// It speaks the provider's REST API (lib/provider/api-schema.ts), delivers signed webhooks at least
+// It speaks the provider's REST API (lib/operations/provider/api-schema.ts), delivers signed webhooks at least
 // once on a retry schedule, injects faults on demand, and keeps its state in an ndjson journal
 // (simulator/store.ts) so keys, sequences and delivery history survive its restart.
 // Settings: simulator/config.ts. Control endpoints: simulator/http-api.ts.
@@ -32,8 +32,14 @@ const store = SimStore.open(config.dataDir);
 const dispatcher = new Dispatcher(store, {
   retryScheduleMs: config.retryScheduleMs,
   deliveryTimeoutMs: config.deliveryTimeoutMs,
+  signingKeys: config.signingKey ? [config.signingKey] : [],
   concurrency: config.concurrency,
   faults: () => faults,
+  takeBadSignature: () => {
+    if (faults.badSignatureNext === 0) return 0;
+    faults = { ...faults, badSignatureNext: faults.badSignatureNext - 1 };
+    return faults.badSignatureAttempts;
+  },
   random,
 });
 const provider = new SimProvider(store, config.secret, (message) => dispatcher.schedule(message));
@@ -56,6 +62,12 @@ const handler = createRequestHandler({
 const server = createServer((req, res) => void handler(req, res));
 server.keepAliveTimeout = 30_000;
 
+// The demo has something to practise on at once: every district changes in its first minute, and
+// the changes after the first are refused on their first attempts (a signature made with a secret
+// the app does not hold), so Deliveries shows failed deliveries to redeliver (docs/daily-use.md).
+const DEMO_FIRST_ROUND_MS = 60_000;
+const DEMO_REFUSED_CHANGES = 2;
+let emitted = 0;
 const stream =
   streamTenants.length > 0
     ? startStream({
@@ -66,10 +78,14 @@ const stream =
         activity,
         hasHook: () => store.hooks.size > 0,
         random,
-        onEvent: (event) =>
+        firstRoundMs: config.demo ? DEMO_FIRST_ROUND_MS : undefined,
+        onEvent: (event) => {
+          if (config.demo && ++emitted === 1)
+            faults = { ...faults, badSignatureNext: faults.badSignatureNext + DEMO_REFUSED_CHANGES };
           process.stdout.write(
             `provider-sim: emitted ${event.type} ${event.id} for ${event.tenantId} (sequence ${event.sequence})\n`,
-          ),
+          );
+        },
       })
     : null;
 

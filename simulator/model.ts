@@ -55,6 +55,8 @@ export type SimMessage = {
   nextAttemptAt: number | null;
   /** Manual redeliveries asked for and not yet sent (kept so a restart still sends them). */
   manualQueued: number;
+  /** Injected: this many first scheduled attempts are signed with a secret the receiver does not hold. */
+  badSignatureAttempts?: number;
   createdAt: number;
 };
 
@@ -76,7 +78,7 @@ export type SimAttempt = {
   nextRetryAt: number | null;
   succeeded: boolean;
   /** Which fault, if any, the simulator injected into this attempt. */
-  injected: "duplicate" | "lost_response" | "reordered" | null;
+  injected: "duplicate" | "lost_response" | "reordered" | "bad_signature" | null;
 };
 
 /** A stored answer to an API call with an Idempotency-Key. */

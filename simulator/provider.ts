@@ -5,8 +5,8 @@
 // - rotate needs an active key; revoke works on an active or rotated key and is monotonic:
 //   revoking a revoked key succeeds and changes nothing (no event).
 import { randomBytes } from "node:crypto";
-import { HOOK_NOT_FOUND } from "../lib/provider/api-schema";
-import { buildKeyEvent } from "../lib/provider/signed-delivery";
+import { HOOK_NOT_FOUND, KEY_CALL_REFUSALS } from "../lib/operations/provider/api-schema";
+import { buildKeyEvent } from "../lib/operations/provider/signed-delivery";
 import type { SimEvent, SimHook, SimKey, SimMessage, SimTenant } from "./model";
 import type { SimStore } from "./store";
 
@@ -69,7 +69,7 @@ export class SimProvider {
     if (active)
       throw new SimApiError(
         409,
-        "active_key_exists",
+        KEY_CALL_REFUSALS.activeKeyExists,
         `tenant ${tenantId} already has the active key ${active.id}; rotate it instead`,
       );
     const { key, secret } = this.newKey(tenantId, scopes);
@@ -80,7 +80,11 @@ export class SimProvider {
   rotateKey(tenantId: string, keyId: string): KeyChange {
     const old = this.tenantKey(tenantId, keyId);
     if (old.status !== "active")
-      throw new SimApiError(409, "key_not_active", `key ${keyId} is ${old.status}; only an active key can be rotated`);
+      throw new SimApiError(
+        409,
+        KEY_CALL_REFUSALS.keyNotActive,
+        `key ${keyId} is ${old.status}; only an active key can be rotated`,
+      );
     this.store.put({ t: "key", v: { ...old, status: "rotated", updatedAt: this.now() } });
     const { key, secret } = this.newKey(tenantId, old.scopes);
     const event = this.emit({ type: "key.rotated", tenantId, key, previousKeyId: old.id });
@@ -145,7 +149,7 @@ export class SimProvider {
     const key = this.store.keys.get(keyId);
     // Another tenant's key is "not found" here: tenants never learn about each other's keys.
     if (!key || key.tenantId !== tenantId)
-      throw new SimApiError(404, "key_not_found", `tenant ${tenantId} has no key ${keyId}`);
+      throw new SimApiError(404, KEY_CALL_REFUSALS.keyNotFound, `tenant ${tenantId} has no key ${keyId}`);
     return key;
   }
 

@@ -29,6 +29,8 @@ export class SimStore {
   readonly events = new Map<string, SimEvent>();
   readonly messages = new Map<string, SimMessage>();
   readonly attempts: SimAttempt[] = [];
+  /** Attempts by id: a redelivery names one, and a long history is not scanned for it. */
+  readonly attemptsById = new Map<string, SimAttempt>();
   readonly idempotency = new Map<string, SimIdempotentAnswer>();
   private fd: number | null = null;
   // Each tenant's key ids, sorted on demand for list-keys paging (a key never changes tenant and
@@ -93,7 +95,10 @@ export class SimStore {
         break;
       case "attempt":
         // Attempts are immutable and numbered in order; a replayed journal never repeats one.
-        if (record.v.seq === this.attempts.length + 1) this.attempts.push(record.v);
+        if (record.v.seq === this.attempts.length + 1) {
+          this.attempts.push(record.v);
+          this.attemptsById.set(record.v.id, record.v);
+        }
         break;
       case "idempotency":
         this.idempotency.set(record.v.scope, record.v);

@@ -78,6 +78,11 @@ export type ChurnOptions = {
   quietMs: number;
   activity: CustomerActivity;
   random: () => number;
+  /**
+   * Every tenant's first operation within this long of the first run (the demo: each district
+   * changes once in its first minute), instead of an ordinary draw for all but the first.
+   */
+  firstRoundMs?: number;
 };
 
 /** After a revoke, the district issues the replacement key this soon (a leaked key is replaced). */
@@ -113,7 +118,16 @@ export class ChurnSchedule {
     if (!this.started) {
       this.started = true;
       const first = tenants[Math.floor(random() * tenants.length)];
-      for (const tenantId of tenants) this.due.set(tenantId, this.nextAfter(now));
+      const others = tenants.filter((tenantId) => tenantId !== first);
+      const round = this.options.firstRoundMs;
+      others.forEach((tenantId, i) =>
+        this.due.set(
+          tenantId,
+          round === undefined
+            ? this.nextAfter(now)
+            : now + FIRST_EVENT_AFTER_MS + ((i + 1) * Math.max(round - FIRST_EVENT_AFTER_MS, 0)) / others.length,
+        ),
+      );
       if (first !== undefined) {
         this.due.set(first, now + FIRST_EVENT_AFTER_MS);
         this.gentle.add(first);

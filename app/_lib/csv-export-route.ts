@@ -1,16 +1,16 @@
 import "server-only";
 // The CSV export routes' one shape: authorize, parse the filters (a bad one is a 400 naming it),
 // refuse filters outside the actor's scope before anything streams (a 404, like the page), take
-// an export slot (lib/csv/export-slot.ts: exports never starve ingest; 503 when all are busy),
+// an export slot (lib/views/csv/export-slot.ts: exports never starve ingest; 503 when all are busy),
 // then stream the lines as a dated attachment.
-import type { Actor } from "@/lib/auth/actor";
-import type { Permission } from "@/lib/auth/permissions";
-import { csvStream } from "@/lib/csv/csv-stream";
-import { exportsBusyError, withExportSlot } from "@/lib/csv/export-slot";
-import { AppError, isAppError } from "@/lib/errors";
-import { toResponse } from "@/lib/http/to-response";
-import type { ParsedFilters, QueryParams } from "@/lib/listing/query-filters";
-import { requireRouteActor } from "./session";
+import type { Actor } from "@/lib/core/auth/actor";
+import type { Permission } from "@/lib/core/auth/permissions";
+import { csvStream } from "@/lib/views/csv/csv-stream";
+import { exportsBusyError, withExportSlot } from "@/lib/views/csv/export-slot";
+import { AppError } from "@/lib/core/errors";
+import { toResponse } from "@/http/to-response";
+import type { ParsedFilters, QueryParams } from "@/lib/views/listing/query-filters";
+import { machineRoute } from "./machine-route";
 
 export function csvExportRoute<Filters>(spec: {
   permission: Permission;
@@ -21,17 +21,10 @@ export function csvExportRoute<Filters>(spec: {
   checkScope?: (actor: Actor, filters: Filters) => void;
   lines: (options: { actor: Actor; filters: Filters }) => AsyncIterable<string>;
 }): (request: Request) => Promise<Response> {
-  return async function GET(request) {
-    const actor = await requireRouteActor(spec.permission);
-    if (actor instanceof Response) return actor;
+  return machineRoute(`${spec.name}.export`, { permission: spec.permission }, async (request, actor) => {
     const { filters, errors } = spec.parseFilters(Object.fromEntries(new URL(request.url).searchParams));
     if (errors.length) return toResponse(new AppError("bad_request", errors.join(" ")));
-    try {
-      spec.checkScope?.(actor, filters);
-    } catch (error) {
-      if (isAppError(error)) return toResponse(error);
-      throw error;
-    }
+    spec.checkScope?.(actor, filters);
     const lines = await withExportSlot(spec.lines({ actor, filters }));
     if (!lines) return toResponse(exportsBusyError());
     const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, "-");
@@ -42,5 +35,5 @@ export function csvExportRoute<Filters>(spec: {
         "cache-control": "no-store",
       },
     });
-  };
+  });
 }

@@ -1,9 +1,9 @@
 "use client";
 import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
-import { useRef, useState } from "react";
+import { useRef, useState, useSyncExternalStore } from "react";
 import { buttonClass } from "@/components/ui/fields";
-import { signInErrorMessage } from "@/lib/auth/sign-in-messages";
+import { signInErrorMessage } from "@/lib/core/auth/sign-in-messages";
 
 export function SignInForm({
   initialError,
@@ -15,12 +15,13 @@ export function SignInForm({
   oidcName: string | null;
   callbackPath: string;
   /** Development only: the demo accounts, offered to fill the form with. */
-  demo: { password: string; accounts: { email: string; label: string }[] } | null;
+  demo: { password: string; totpSecret: string; accounts: { email: string; label: string }[] } | null;
 }) {
   const router = useRouter();
   const form = useRef<HTMLFormElement>(null);
   const [error, setError] = useState(initialError);
   const [pending, setPending] = useState(false);
+  const ready = useHydrated();
 
   async function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -34,7 +35,8 @@ export function SignInForm({
         redirect: false,
       });
       if (result?.ok && !result.error) {
-        router.replace(callbackPath);
+        // The second step decides: a factor to prove or enrol, or straight on to the page.
+        router.replace(`/signin/factor?${new URLSearchParams({ callbackUrl: callbackPath })}`);
         router.refresh();
         return;
       }
@@ -48,7 +50,9 @@ export function SignInForm({
 
   return (
     <div className="mt-6 rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
-      <form ref={form} onSubmit={submit} className="flex flex-col gap-4" noValidate>
+      {/* Until the script that signs in by fetch has run, the buttons are disabled (so Enter
+          submits nothing either), and the form says POST: a password never lands in a URL. */}
+      <form ref={form} onSubmit={submit} method="post" action="/signin" className="flex flex-col gap-4" noValidate>
         {error ? (
           <p role="alert" className="rounded-md border border-rose-300 bg-rose-50 p-2 text-sm text-rose-800">
             {error}
@@ -74,7 +78,7 @@ export function SignInForm({
             className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
           />
         </label>
-        <button type="submit" className={buttonClass.primary} disabled={pending}>
+        <button type="submit" className={buttonClass.primary} disabled={pending || !ready} aria-busy={!ready}>
           {pending ? "Signing in…" : "Sign in"}
         </button>
       </form>
@@ -84,14 +88,18 @@ export function SignInForm({
             Demo sign-ins (development only)
           </h2>
           <p className="mt-1 text-xs text-slate-600">
-            Password <code className="font-mono">{demo.password}</code>. Choose one to fill the form:
+            Password <code className="font-mono">{demo.password}</code>. Staff accounts then ask for an authenticator
+            code: the demo key is <code className="break-all font-mono">{demo.totpSecret}</code> (
+            <code className="font-mono">npm run dev</code> prints it; the next step shows the current code too). Choose
+            one to fill the form:
           </p>
           <ul className="mt-2 space-y-1">
             {demo.accounts.map((account) => (
               <li key={account.email}>
                 <button
                   type="button"
-                  className="w-full rounded-md px-2 py-1.5 text-left text-sm hover:bg-slate-100"
+                  disabled={!ready}
+                  className="w-full rounded-md px-2 py-1.5 text-left text-sm hover:bg-slate-100 disabled:opacity-50"
                   onClick={() => {
                     const fields = form.current?.elements;
                     fillField(fields, "email", account.email);
@@ -110,6 +118,7 @@ export function SignInForm({
       {oidcName ? (
         <button
           type="button"
+          disabled={!ready}
           className={`${buttonClass.secondary} mt-3 w-full`}
           onClick={() => void signIn("oidc", { callbackUrl: callbackPath })}
         >
@@ -123,4 +132,15 @@ export function SignInForm({
 function fillField(fields: HTMLFormControlsCollection | undefined, name: string, value: string): void {
   const input = fields?.namedItem(name);
   if (input instanceof HTMLInputElement) input.value = value;
+}
+
+const noSubscription = () => () => {};
+
+/** False in the server's HTML and until hydration, true once this component's script runs. */
+function useHydrated(): boolean {
+  return useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
 }

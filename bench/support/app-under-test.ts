@@ -8,7 +8,7 @@ import { applyMigrations } from "../../tooling/migrations/wasm-engine";
 import { processTree, treeCpuSeconds } from "./process-cpu";
 import { freshEmptyDatabase } from "./fresh-database";
 import { waitUntilHealthy } from "./wait-until-healthy";
-import { TEST_ENCRYPTION_KEYS } from "../../test/support/encryption-keys";
+import { TEST_AUDIT_SIGNING_KEY, TEST_ENCRYPTION_KEYS } from "../../test/support/encryption-keys";
 
 /** application_name of the benchmark's own connections (outcome counts), left out of PostgreSQL's CPU per arm. */
 export const BENCH_APPLICATION_NAME = "keyhook-bench";
@@ -103,6 +103,7 @@ export async function startAppUnderTest(options: {
       WEBHOOK_SECRETS: BENCH_SECRET,
       NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef",
       SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+      AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY,
       NODE_ENV: "production",
       // Node flags for the app's processes only (e.g. GC sizing experiments), not the load generator's.
       ...(process.env.BENCH_APP_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_APP_NODE_OPTIONS } : {}),

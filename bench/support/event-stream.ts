@@ -1,7 +1,7 @@
 // Unique, valid key-lifecycle deliveries for load tests: tenants round-robin, each tenant's
 // events in sequence (created, then rotations), signed like the provider signs.
 import { createHmac } from "node:crypto";
-import { signDelivery } from "../../lib/provider/signed-delivery";
+import { signDelivery } from "../../lib/operations/provider/signed-delivery";
 
 export function createEventStream(options: { secret: string; tenants: number; runId: string }) {
   const key = Buffer.from(options.secret.replace(/^whsec_/, ""), "base64");
@@ -56,5 +56,5 @@ export function assertSignerMatchesLibrary(secret: string): void {
   const actual = `v1,${createHmac("sha256", key)
     .update(`evt_probe.${timestamp.getTime() / 1000}.${body}`)
     .digest("base64")}`;
-  if (expected !== actual) throw new Error("bench signer disagrees with lib/provider/signed-delivery");
+  if (expected !== actual) throw new Error("bench signer disagrees with lib/operations/provider/signed-delivery");
 }

@@ -11,7 +11,7 @@ import { applyMigrations } from "../../tooling/migrations/wasm-engine";
 import { BENCH_APPLICATION_NAME, BENCH_SECRET } from "./app-under-test";
 import type { LoadTarget } from "./load-phase";
 import { waitUntilHealthy } from "./wait-until-healthy";
-import { TEST_ENCRYPTION_KEYS } from "../../test/support/encryption-keys";
+import { TEST_AUDIT_SIGNING_KEY, TEST_ENCRYPTION_KEYS } from "../../test/support/encryption-keys";
 
 export type PeerUnderTest = LoadTarget & { databaseUrl: string; pgid: number; stop: () => Promise<void> };
 
@@ -38,6 +38,7 @@ export async function startBareHandler(options: { databaseUrl: string; port: num
       WEBHOOK_SECRETS: BENCH_SECRET,
       NEXTAUTH_SECRET: "benchmark-only-session-secret-0123456789abcdef",
       SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+      AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY,
     },
     outcomeSql: "SELECT outcome, count(*) AS n FROM processed_events GROUP BY outcome",
   });

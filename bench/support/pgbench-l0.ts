@@ -1,15 +1,15 @@
 // L0, the database's own limit: pgbench running the statement the ingest runs (claim, ordering
 // rules, key change, receipt) inside BEGIN … COMMIT like the interactive transaction, with random
 // tenants and event ids. The statement is the app's own (ingestStatement, exported by
-// lib/ingest/apply-key-event.ts), never copied: each parameter is replaced by a pgbench value,
+// lib/core/ingest/apply-key-event.ts), never copied: each parameter is replaced by a pgbench value,
 // and a parameter this file does not know stops the benchmark, so a change of the ingest
 // statement cannot silently leave L0 measuring an old one.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ingestStatement } from "../../lib/ingest/apply-key-event";
-import type { KeyEvent } from "../../lib/ingest/event-schema";
+import { ingestStatement } from "../../lib/core/ingest/apply-key-event";
+import type { KeyEvent } from "../../lib/core/ingest/event-schema";
 
 export type PgbenchResult = { connections: number; seconds: number; tps: number; latencyAvgMs: number; failed: number };
 
@@ -29,7 +29,7 @@ export function findPgbench(): string | null {
 const BODY = `'{"id":"evt","type":"key.created","tenant_id":"t","key_id":"k","sequence":1,"data":{"prefix":"ik_live_l0","scopes":["rosters:read"]}}'`;
 
 /**
- * The ingest statement exactly as the app builds it (ingestStatement of lib/ingest/apply-key-event.ts),
+ * The ingest statement exactly as the app builds it (ingestStatement of lib/core/ingest/apply-key-event.ts),
  * built from marker values, each parameter then replaced by its pgbench expression. A parameter
  * this file does not recognise stops the benchmark.
  */

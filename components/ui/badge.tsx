@@ -1,3 +1,5 @@
+import type { IngestOutcome } from "@/lib/core/vocabulary";
+
 const tones = {
   green: "bg-emerald-100 text-emerald-800",
   blue: "bg-sky-100 text-sky-800",
@@ -14,19 +16,20 @@ export function Badge({ tone = "slate", children }: { tone?: keyof typeof tones;
   );
 }
 
-const outcomeTones: Record<string, keyof typeof tones> = {
+// Every outcome the ledger, a delivery or a replay can have, each with its tone.
+const outcomeTones = {
   applied: "green",
   duplicate: "blue",
   stale: "slate",
   ignored: "slate",
   quarantined: "amber",
   rejected: "red",
-  failed: "red",
-};
+  unavailable: "red",
+} as const satisfies Record<IngestOutcome | "rejected" | "unavailable", keyof typeof tones>;
 
 export function OutcomeBadge({ outcome }: { outcome: string | null }) {
   const value = outcome ?? "rejected";
-  return <Badge tone={outcomeTones[value] ?? "slate"}>{value}</Badge>;
+  return <Badge tone={outcomeTones[value as keyof typeof outcomeTones] ?? "slate"}>{value}</Badge>;
 }
 
 export function HttpStatusBadge({ status }: { status: number | null }) {

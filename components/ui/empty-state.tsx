@@ -18,11 +18,18 @@ export function FormErrors({ errors }: { errors: string[] }) {
   );
 }
 
-export function Notice({ tone, children }: { tone: "warn" | "info"; children: React.ReactNode }) {
+const noticeTones = {
+  warn: "border-amber-300 bg-amber-50 text-amber-900",
+  info: "border-sky-200 bg-sky-50 text-sky-900",
+  success: "border-emerald-200 bg-emerald-50 text-emerald-900",
+  error: "border-rose-300 bg-rose-50 text-rose-900",
+} as const;
+
+export function Notice({ tone, children }: { tone: keyof typeof noticeTones; children: React.ReactNode }) {
   return (
     <div
-      role="status"
-      className={`mb-4 rounded-md border p-3 text-sm ${tone === "warn" ? "border-amber-300 bg-amber-50 text-amber-900" : "border-sky-200 bg-sky-50 text-sky-900"}`}
+      role={tone === "error" ? "alert" : "status"}
+      className={`mb-4 rounded-md border p-3 text-sm ${noticeTones[tone]}`}
     >
       {children}
     </div>

@@ -5,7 +5,7 @@
 import { createContext, useContext, useEffect } from "react";
 import type { ActionResult } from "../action-result";
 
-export type FormAnswer = {
+type FormAnswer = {
   result: ActionResult | null;
   idPrefix: string;
   /** A field shows the form's errors about it: the form then leaves them out by its button. */

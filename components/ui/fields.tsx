@@ -94,6 +94,21 @@ export function SelectField({
   );
 }
 
+export function CheckboxField({ label, name, hint }: { label: string; name: string; hint?: string }) {
+  return (
+    <div>
+      <label className="flex min-h-10 items-start gap-2 text-sm font-medium text-slate-700">
+        <input type="checkbox" name={name} className="mt-1 h-4 w-4 rounded border-slate-300" />
+        <span>
+          {label}
+          {hint ? <span className="block text-xs font-normal text-slate-500">{hint}</span> : null}
+        </span>
+      </label>
+      <FieldError name={name} />
+    </div>
+  );
+}
+
 export const buttonClass = {
   primary:
     "inline-flex min-h-10 items-center justify-center rounded-md bg-slate-900 px-4 py-2 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50",

@@ -4,10 +4,10 @@ import { buttonClass, TextField } from "./fields";
 import { formatTimeInput } from "./format";
 
 // Plain text in the tables' own format, not datetime-local: the browser would show its locale's
-// format and zone next to tables in ISO UTC. lib/listing/query-filters.ts parses it.
+// format and zone next to tables in ISO UTC. lib/views/listing/query-filters.ts parses it.
 const UTC_PATTERN = "\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2})?)?( ?(Z|UTC))?";
 
-export function TimeField({
+function TimeField({
   label,
   name,
   value,

@@ -19,7 +19,7 @@ export function formatNumber(value: number | bigint): string {
 }
 
 /** A count exact up to a bound and estimated past it (e.g. the open quarantine). */
-export type BoundedCount = { exact: true; value: number } | { exact: false; atLeast: number; estimate: number | null };
+type BoundedCount = { exact: true; value: number } | { exact: false; atLeast: number; estimate: number | null };
 
 /**
  * "1,234" exact; "≈ 1.67M" an estimate (three significant digits: no more precision than it has);

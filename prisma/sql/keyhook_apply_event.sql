@@ -1,6 +1,6 @@
 -- keyhook_apply_event: claim an event and apply its credential change (docs/design.md, invariants 1, 3 and 4).
 -- THE source of this function. Edit it here, then `npm run db:function -- keyhook_apply_event`
--- writes a migration with this text; test/db/sql-functions.integration.test.ts fails while the
+-- writes a migration with this text; test/core/db/sql-functions.integration.test.ts fails while the
 -- migrated database runs another definition.
 --
 -- Why a function: the claim, the tenant lock, the reads and the writes must be one atomic unit,
@@ -8,7 +8,7 @@
 -- caller runs it inside ONE Prisma interactive transaction at READ COMMITTED; in plpgsql every
 -- statement takes a fresh snapshot, so the key rows are read AFTER the tenant lock is held and
 -- always reflect the last committed change. The reference model of these rules, used by the
--- property-based tests, is lib/keys/lifecycle-model.ts.
+-- property-based tests, is test/core/keys/lifecycle-model.ts.
 CREATE OR REPLACE FUNCTION keyhook_apply_event(
   p_tenant_id text,
   p_event_id text,
@@ -211,7 +211,7 @@ BEGIN
         WHERE id = p_key_id;
         v_reason := format('key %s was already %s; it stays deactivated', p_key_id, v_key.status);
       ELSE
-        -- Every writer of a district's keys takes the tenant lock first (lib/keys/tenant-lock.ts),
+        -- Every writer of a district's keys takes the tenant lock first (lib/core/keys/tenant-lock.ts),
         -- so the key read above is current. The status guard is a second line, re-checked on the
         -- row version this UPDATE locks: should a writer ever skip the lock, a revoked key still
         -- never becomes active again.

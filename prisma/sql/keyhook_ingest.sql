@@ -1,10 +1,13 @@
--- keyhook_ingest: the ingest's one statement (lib/ingest/apply-key-event.ts).
+-- keyhook_ingest: the ingest's one statement (lib/core/ingest/apply-key-event.ts).
 -- THE source of this function. Edit it here, then `npm run db:function -- keyhook_ingest`
--- writes a migration with this text; test/db/sql-functions.integration.test.ts fails while the
+-- writes a migration with this text; test/core/db/sql-functions.integration.test.ts fails while the
 -- migrated database runs another definition.
 --
 -- It claims and applies the event (keyhook_apply_event) and writes the
--- delivery's receipt, so both commit or vanish together.
+-- delivery's receipt, so both commit or vanish together. The receipt's id comes back: when the
+-- COMMIT outlives the caller's deadline (a synchronous standby that does not confirm) the sender
+-- is answered 503, and the edge writes that answer onto this very receipt once the commit lands
+-- (lib/operations/rollups/record-late-answer.ts).
 --
 -- Why everything is in here rather than in the statement the app sends: through a pooler the app
 -- sends unnamed statements (a named one would land on another server connection), and PostgreSQL
@@ -45,10 +48,11 @@ CREATE OR REPLACE FUNCTION keyhook_ingest(
   p_clock_skew_ms int,
   -- PROVIDER_SEQUENCES_DENSE: track sequence gaps (keyhook_note_sequence).
   p_track_gaps boolean
-) RETURNS TABLE (outcome text, reason text, first_outcome text)
+) RETURNS TABLE (outcome text, reason text, first_outcome text, receipt_id bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_applied record;
+  v_receipt_id bigint;
 BEGIN
   IF current_setting('transaction_isolation') <> 'read committed' THEN
     RAISE EXCEPTION 'keyhook_ingest must run at READ COMMITTED, not %', current_setting('transaction_isolation')
@@ -62,10 +66,12 @@ BEGIN
                         latency_micros, body_bytes, source, secret_fingerprint, clock_skew_ms)
   VALUES (p_received_at, p_webhook_id, p_tenant_id, p_event_id, p_signature_verdict, 200, v_applied.outcome,
           p_handler_micros + (extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000000)::int,
-          p_body_bytes, p_source, p_secret_fingerprint, p_clock_skew_ms);
+          p_body_bytes, p_source, p_secret_fingerprint, p_clock_skew_ms)
+  RETURNING id INTO v_receipt_id;
   outcome := v_applied.outcome;
   reason := v_applied.reason;
   first_outcome := v_applied.first_outcome;
+  receipt_id := v_receipt_id;
   RETURN NEXT;
 END;
 $$;

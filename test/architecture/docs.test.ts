@@ -3,14 +3,14 @@
 import { readdirSync, readFileSync, statSync, existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { SETTING_NAMES } from "@/lib/env";
+import { SETTING_NAMES } from "@/lib/core/config/env";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");
 
 const README_MAX_LINES = 150;
 const FIRST_COMMANDS = ["npm run setup && npm run dev", "npm run setup && npm test"];
-// Not for a person to set (as in test/config/env-example.test.ts).
+// Not for a person to set (as in test/core/config/env-example.test.ts).
 const NOT_DOCUMENTED = new Set(["NODE_ENV", "KEYHOOK_EXIT_WITH_PARENT"]);
 
 function markdownFiles(dir: string): string[] {
@@ -118,7 +118,7 @@ describe("the documentation", () => {
     ]);
   });
 
-  it("docs/configuration.md names every setting lib/env.ts reads", () => {
+  it("docs/configuration.md names every setting lib/core/config/env.ts reads", () => {
     const table = read("docs/configuration.md");
     const missing = SETTING_NAMES.filter((name) => !NOT_DOCUMENTED.has(name) && !table.includes(`\`${name}\``));
     expect(missing).toEqual([]);

@@ -8,24 +8,34 @@ import { describe, expect, it } from "vitest";
 const root = path.resolve(import.meta.dirname, "../..");
 
 const OWN_TRANSACTIONS: Record<string, string> = {
-  "lib/ingest/apply-key-event.ts":
+  "lib/core/ingest/apply-key-event.ts":
     "the ingest is ONE transaction of its own (its timeout, transaction-local settings): its answer means committed",
-  "lib/ingest/ingest-event.ts": "runs applyKeyEvent",
-  "lib/demo/seed-demo-data.ts": "seeds through applyKeyEvent",
-  "lib/retention/run-purge.ts": "commits batch by batch (bounded locks and WAL) under a lease of its own",
-  "lib/retention/scheduled-purge.ts": "runs runPurge",
-  "lib/rollups/fold-rollups.ts":
+  "lib/core/ingest/ingest-event.ts": "runs applyKeyEvent",
+  "lib/operations/demo/seed-demo-data.ts": "seeds through applyKeyEvent",
+  "lib/operations/retention/run-purge.ts": "commits batch by batch (bounded locks and WAL) under a lease of its own",
+  "lib/operations/retention/scheduled-purge.ts": "runs runPurge",
+  "lib/operations/rollups/record-late-answer.ts":
+    "waits for another transaction's late COMMIT, holding the counts' watermark, for minutes: never inside a caller's",
+  "lib/operations/rollups/fold-rollups.ts":
     "its two-step watermark waits out transactions older than the mark: a caller's open one would be among them",
-  "lib/alerts/sweep-quarantine.ts": "the same two-step watermark as fold-rollups.ts",
-  "lib/alerts/sweep-alerts.ts": "runs sweepQuarantine",
-  "lib/outbox/process-outbox.ts": "never holds a transaction across a provider call",
-  "lib/outbox/drain-outbox.ts": "runs processOutbox",
-  "lib/drift/run-drift-check.ts": "commits its progress after every provider page, between provider calls",
-  "lib/drift/drift-job.ts": "runs runDriftCheck",
-  "lib/readiness/run-readiness.ts": "its deliveries go through the running app, which must see its committed rows",
-  "lib/secrets/stored-secrets.ts":
+  "lib/operations/alerts/sweep-quarantine.ts": "the same two-step watermark as fold-rollups.ts",
+  "lib/operations/worker/sweep-alerts.ts": "runs sweepQuarantine",
+  "lib/operations/outbox/process-outbox.ts": "never holds a transaction across a provider call",
+  "lib/operations/outbox/drain-outbox.ts": "runs processOutbox",
+  "lib/operations/drift/run-drift-check.ts": "commits its progress after every provider page, between provider calls",
+  "lib/operations/drift/drift-job.ts": "runs runDriftCheck",
+  "lib/operations/readiness/run-readiness.ts":
+    "its deliveries go through the running app, which must see its committed rows",
+  "lib/operations/secrets/stored-secrets.ts":
     "re-seals each channel in a transaction of its own, so a rotation stopped half-way keeps what it did",
-  "lib/readiness/types.ts": "the readiness steps' context, handed out by run-readiness.ts",
+  "lib/operations/readiness/types.ts": "the readiness steps' context, handed out by run-readiness.ts",
+  "lib/core/audit/seal-audit-chain.ts": "holds the audit chain's head row lock for the one transaction that seals",
+  "lib/operations/audit/checkpoint-audit-log.ts":
+    "signs in a transaction of its own, so the checkpoint chains to the newest one committed",
+  "lib/operations/audit/verify-live-audit-log.ts": "reads the whole log in one REPEATABLE READ snapshot of its own",
+  "lib/operations/audit/stream-audit-log.ts": "never holds a transaction across a send to the audit stream",
+  "lib/operations/recovery/recover-from-provider.ts":
+    "never holds a transaction across a provider call; its redeliveries go through the running app, which must see its committed rows; runs runDriftCheck",
 };
 
 function sourceFiles(dir: string): string[] {

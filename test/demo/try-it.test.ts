@@ -3,7 +3,8 @@
 // followed by a check, in a real browser, of what its comment says: the outcome the command
 // prints (`→ applied, then 2 × duplicate`) and what the district page then shows. The block is
 // read from README.md, so the text and this test cannot drift: a claim this test does not know
-// how to check fails it. The dev stack runs on this file's own database (per-file-database.ts).
+// how to check fails it. The tour's promise of failed deliveries to practise on is checked the
+// same way, by its words. The dev stack runs on this file's own database (per-file-database.ts).
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,10 +12,11 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PASSWORD } from "@/lib/auth/demo-users";
-import { prisma } from "@/lib/db";
-import { DEV_PROVIDER_API_KEY } from "@/lib/env";
+import { DEMO_PASSWORD, DEMO_TOTP_SECRET } from "@/lib/operations/demo/demo-data";
+import { prisma } from "@/lib/core/db/client";
+import { DEV_PROVIDER_API_KEY } from "@/lib/core/config/env";
 import { startDevStack, type DevStack } from "../support/dev-stack";
+import { nextDemoCode } from "../support/demo-totp";
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "../..");
@@ -148,6 +150,14 @@ describe("README: Try it", () => {
     );
     expect(await page.getByLabel("Email").inputValue()).toBe("admin@keyhook.test");
     await page.getByRole("button", { name: "Sign in" }).click();
+    // A staff account: the second step asks for a code of the demo authenticator key, the one
+    // `npm run dev` printed (as the README says), computed here like an authenticator app would.
+    await page.waitForURL(/\/signin\/factor/, { timeout: 180_000 });
+    const printedKey = /demo authenticator key of the staff accounts: ([A-Z2-7]+)/.exec(stack.output())?.[1];
+    expect(printedKey, "npm run dev prints the demo authenticator key").toBe(DEMO_TOTP_SECRET);
+    expect(readFileSync(path.join(root, "README.md"), "utf8")).toContain(printedKey!);
+    await page.getByLabel("Code from your authenticator app").fill(await nextDemoCode("try-it", printedKey!));
+    await page.getByRole("button", { name: "Confirm", exact: true }).click();
     await page.waitForURL(/\/overview$/, { timeout: 180_000 });
 
     const tenants = new Set<string>();
@@ -187,5 +197,33 @@ describe("README: Try it", () => {
       }
       await page.setViewportSize({ width: 1280, height: 800 });
     }
+
+    // "A short tour": Deliveries lists failed deliveries to practise on, refused for their
+    // signature; asking the provider to redeliver one sends it again, signed right.
+    const readme = readFileSync(path.join(root, "README.md"), "utf8");
+    const tour = readme.slice(readme.indexOf("## A short tour"), readme.indexOf("## Commands"));
+    expect(tour.replace(/\s+/g, " ")).toContain(
+      "Within a minute of `npm run dev` it lists failed deliveries to practise on: the demo's provider signs two of its first changes with a secret we do not hold",
+    );
+    const failed = page.locator("tr[data-event-id]").filter({ has: page.getByTestId("refusal-reason") });
+    await expectSoon(
+      async () => {
+        await page.goto("/deliveries?status=failed");
+        return (await failed.count()) >= 1;
+      },
+      "Deliveries lists a delivery refused for its signature",
+      120_000,
+    );
+    await expect(failed.first().getByTestId("refusal-reason").textContent()).resolves.toContain(
+      "the signature matches none of our signing secrets",
+    );
+    const eventId = (await failed.first().getAttribute("data-event-id"))!;
+    await failed.first().getByRole("button", { name: "Ask provider to redeliver" }).click();
+    await expectSoon(async () => {
+      await page.goto(`/deliveries?event=${eventId}`);
+      const row = page.locator(`tr[data-event-id="${eventId}"]`);
+      return (await row.getByText("delivered").count()) > 0;
+    }, "the redelivered event is delivered");
+    await page.screenshot({ path: "e2e/artifacts/try-it-deliveries-practice-1280.png", fullPage: true });
   }, 600_000);
 });

@@ -6,8 +6,9 @@
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashPassword } from "@/lib/auth/passwords";
+import { hashPassword } from "@/lib/core/auth/passwords";
 import { signInCookie } from "../support/sign-in";
+import { DEMO_TOTP_SECRET } from "../../lib/operations/demo/demo-data";
 import { copyArtifact, createEmptyDatabase, DEPLOY_PORT, startArtifact, type RunningArtifact } from "./standalone-app";
 
 const PORT = DEPLOY_PORT + 5;
@@ -44,6 +45,12 @@ describe("the full ledger CSV export at 1,000,000 rows", () => {
       await db.query(
         `INSERT INTO users (id, email, name, role, password_hash) VALUES ($1, $2, 'Export Test', 'support', $3)`,
         ["u_export_memory", EMAIL, await hashPassword(PASSWORD)],
+      );
+      // Support must hold a second factor: the demo key (signInCookie answers with its codes),
+      // stored as a value from before sealing, which the app reads as it is.
+      await db.query(
+        `INSERT INTO mfa_factors (id, user_id, kind, label, totp_secret, confirmed_at) VALUES ('f_export', 'u_export_memory', 'totp', 'demo', $1, now())`,
+        [DEMO_TOTP_SECRET],
       );
     } finally {
       await db.end();

@@ -5,11 +5,13 @@
 import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { disconnectDb, prisma } from "@/lib/db";
-import { resetEnvForTests } from "@/lib/env";
-import { DEMO_PASSWORD } from "@/lib/auth/demo-users";
-import { seedDemoData } from "@/lib/demo/seed-demo-data";
-import { HSTS_MAX_AGE_SECONDS } from "@/lib/http/security-headers";
+import { disconnectDb, prisma } from "@/lib/core/db/client";
+import { resetEnvForTests } from "@/lib/core/config/env";
+import { DEMO_PASSWORD } from "@/lib/operations/demo/demo-data";
+import { seedDemoData } from "@/lib/operations/demo/seed-demo-data";
+import { nextDemoCode } from "../support/demo-totp";
+import { HSTS_MAX_AGE_SECONDS } from "@/http/security-headers";
+import { TEST_ENCRYPTION_KEYS } from "../support/encryption-keys";
 import { copyArtifact, createEmptyDatabase, DEPLOY_PORT, startArtifact, type RunningArtifact } from "./standalone-app";
 
 const PLAIN_PORT = DEPLOY_PORT + 4; // NEXTAUTH_URL http://127.0.0.1:PORT, no trusted proxy
@@ -70,8 +72,35 @@ async function signIn(
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.join("; "), ...options.headers },
     body: form.toString(),
   });
-  return { reply, cookie: [...jar, ...cookiesOf(reply)].join("; ") };
+  jar.push(...cookiesOf(reply));
+  // A staff account's second step: a code of the demo authenticator key the seed enrolled.
+  const step = await request(port, "/signin/factor", { headers: { cookie: jar.join("; "), ...options.headers } });
+  if (step.status === 200) {
+    const factor = await request(port, "/api/auth/callback/mfa", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.join("; "), ...options.headers },
+      body: new URLSearchParams({ csrfToken, totp: await nextDemoCode(ADMIN), json: "true" }).toString(),
+    });
+    expect(factor.status, `the second factor: ${factor.body}`).toBe(200);
+    jar.push(...cookiesOf(factor));
+  }
+  return { reply, cookie: latestCookies(jar) };
 }
+
+/** The cookie header a browser would send: the last value set for each name. */
+const latestCookies = (pairs: string[]) =>
+  [...new Map(pairs.map((pair) => [pair.slice(0, pair.indexOf("=")), pair])).values()].join("; ");
+
+// One staff session per server: each sign-in spends a code of the demo key, and a code is taken once.
+const sessions = new Map<number, Promise<string>>();
+const sessionOf = (port: number, headers: Record<string, string> = {}) => {
+  if (!sessions.has(port))
+    sessions.set(
+      port,
+      signIn(port, { headers }).then(({ cookie }) => cookie),
+    );
+  return sessions.get(port)!;
+};
 
 const PAGES = [
   "/overview",
@@ -159,6 +188,7 @@ describe("the artifact's browser and proxy hardening", () => {
   let plain: RunningArtifact;
   let proxied: RunningArtifact;
   const fileDatabase = process.env.DATABASE_URL;
+  const fileEncryptionKeys = process.env.SECRETS_ENCRYPTION_KEYS;
 
   beforeAll(async () => {
     artifact = copyArtifact();
@@ -176,6 +206,8 @@ describe("the artifact's browser and proxy hardening", () => {
       env: { NEXTAUTH_URL: PUBLIC_ORIGIN, TRUSTED_PROXY_HOPS: "1" },
     });
     process.env.DATABASE_URL = database.url;
+    // The seed seals the demo authenticator key: with the servers' key, so they can open it.
+    process.env.SECRETS_ENCRYPTION_KEYS = TEST_ENCRYPTION_KEYS;
     resetEnvForTests();
     await seedDemoData();
   }, 180_000);
@@ -183,6 +215,8 @@ describe("the artifact's browser and proxy hardening", () => {
   afterAll(async () => {
     await disconnectDb();
     process.env.DATABASE_URL = fileDatabase;
+    if (fileEncryptionKeys === undefined) delete process.env.SECRETS_ENCRYPTION_KEYS;
+    else process.env.SECRETS_ENCRYPTION_KEYS = fileEncryptionKeys;
     resetEnvForTests();
     await plain?.kill();
     await proxied?.kill();
@@ -199,7 +233,7 @@ describe("the artifact's browser and proxy hardening", () => {
         { "x-forwarded-host": "keyhook.example.org", "x-forwarded-proto": "https", "x-forwarded-for": "203.0.113.5" },
       ],
     ] as const) {
-      const { cookie } = await signIn(port, { headers: proxyHeaders });
+      const cookie = await sessionOf(port, proxyHeaders);
       const nonces = new Set<string>();
       for (const path of [...PAGES, "/no-such-page"]) {
         const reply = await request(port, path, { headers: { cookie, ...proxyHeaders } });
@@ -219,8 +253,15 @@ describe("the artifact's browser and proxy hardening", () => {
     }
   });
 
+  it("answers the browser's own /favicon.ico: the page's icon link is streamed and can come after the browser asks", async () => {
+    const reply = await request(PLAIN_PORT, "/favicon.ico");
+    expect(reply.status).toBe(200);
+    expect(reply.headers["content-type"]).toBe("image/x-icon");
+    expectEveryResponseHeaders(reply, false);
+  });
+
   it("no trusted proxy: a forged server-action POST is refused whatever Origin / X-Forwarded-Host / Host it carries; the real origin is accepted", async () => {
-    const { cookie } = await signIn(PLAIN_PORT);
+    const cookie = await sessionOf(PLAIN_PORT);
     const self = `127.0.0.1:${PLAIN_PORT}`;
     const call = await revokeCall(PLAIN_PORT, cookie, {}, "district-0935");
     for (const origin of ["https://evil.example", "null", `https://${self}`, "http://evil.example"])
@@ -240,7 +281,7 @@ describe("the artifact's browser and proxy hardening", () => {
       body: call.body,
     });
     expect(real.status).toBe(200);
-    expect(real.body).toContain(`Key ${call.keyId} revoked, awaiting provider confirmation.`);
+    expect(real.body).toContain(`Revoked ${call.keyId} here and sent the revoke to the provider.`);
     expect(await keyStatus(call.keyId)).toBe("revoked");
   });
 
@@ -251,7 +292,7 @@ describe("the artifact's browser and proxy hardening", () => {
       "x-forwarded-proto": "https",
       "x-forwarded-for": "203.0.113.5",
     };
-    const { cookie } = await signIn(PROXIED_PORT, { headers: proxy });
+    const cookie = await sessionOf(PROXIED_PORT, proxy);
     const call = await revokeCall(PROXIED_PORT, cookie, proxy, "district-4417");
     const forged = await request(PROXIED_PORT, call.path, {
       method: "POST",
@@ -266,7 +307,7 @@ describe("the artifact's browser and proxy hardening", () => {
       body: call.body,
     });
     expect(real.status).toBe(200);
-    expect(real.body).toContain(`Key ${call.keyId} revoked, awaiting provider confirmation.`);
+    expect(real.body).toContain(`Revoked ${call.keyId} here and sent the revoke to the provider.`);
     expect(await keyStatus(call.keyId)).toBe("revoked");
   });
 

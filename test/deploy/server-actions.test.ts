@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { declarationOf } from "@/app/_lib/run-action";
-import { PERMISSIONS } from "@/lib/auth/permissions";
+import { PERMISSIONS } from "@/lib/core/auth/permissions";
 import { actionFiles, repositoryRoot as root } from "../support/action-files";
 
 // Outside a Next request there is no cache to revalidate.

@@ -10,10 +10,10 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import pg from "pg";
 import { inject } from "vitest";
-import { TEST_ENCRYPTION_KEYS } from "../support/encryption-keys";
+import { TEST_AUDIT_SIGNING_KEY, TEST_ENCRYPTION_KEYS } from "../support/encryption-keys";
 import { TEST_SECRET } from "../support/webhooks";
 import { SERVER_NODE_OPTIONS } from "../../server/server-node-options";
-import { buildKeyEvent, signDelivery, type KeyEventInput } from "@/lib/provider/signed-delivery";
+import { buildKeyEvent, signDelivery, type KeyEventInput } from "@/lib/operations/provider/signed-delivery";
 
 const ARTIFACT = path.resolve(".next/standalone");
 
@@ -86,6 +86,7 @@ export async function startArtifact(options: {
     WEBHOOK_SECRETS: TEST_SECRET,
     NEXTAUTH_SECRET: randomBytes(24).toString("hex"),
     SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+    AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY,
     NEXTAUTH_URL: `http://127.0.0.1:${options.port}`,
     LOG_LEVEL: "warn",
     NEXT_TELEMETRY_DISABLED: "1",

@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import pg from "pg";
-import { TEST_ENCRYPTION_KEYS } from "../support/encryption-keys";
+import { TEST_AUDIT_SIGNING_KEY, TEST_ENCRYPTION_KEYS } from "../support/encryption-keys";
 import { TEST_SECRET } from "../support/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -113,6 +113,7 @@ describe("standalone artifact", () => {
         WEBHOOK_SECRETS: TEST_SECRET,
         NEXTAUTH_SECRET: "w".repeat(32),
         SECRETS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+        AUDIT_SIGNING_KEY: TEST_AUDIT_SIGNING_KEY,
         NODE_ENV: "production",
         LOG_LEVEL: "info",
         PROVIDER_URL: "http://127.0.0.1:9",

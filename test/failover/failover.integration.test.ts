@@ -4,25 +4,25 @@
 // Without the Debian packages (patroni, etcd-server, haproxy) the file is skipped, except under
 // CI=true, where it fails.
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { disconnectDb, prisma } from "@/lib/db";
-import { resetEnvForTests } from "@/lib/env";
-import { handleKeyWebhook } from "@/lib/ingest/handle-key-webhook";
-import { checkFailoverDurability } from "@/lib/readiness/step-failover-durability";
-import { runPurge } from "@/lib/retention/run-purge";
-import type { PurgeRunSummary } from "@/lib/retention/purge-runs";
-import { foldRollups } from "@/lib/rollups/fold-rollups";
-import { COUNTED_ROW } from "@/lib/rollups/rollup-sources";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { disconnectDb, prisma } from "@/lib/core/db/client";
+import { resetEnvForTests } from "@/lib/core/config/env";
+import { handleKeyWebhook } from "@/http/webhook/receive-key-webhook";
+import { checkFailoverDurability } from "@/lib/operations/readiness/step-failover-durability";
+import { runPurge } from "@/lib/operations/retention/run-purge";
+import type { PurgeRunSummary } from "@/lib/operations/retention/purge-runs";
+import { foldRollups } from "@/lib/operations/rollups/fold-rollups";
+import { COUNTED_ROW } from "@/lib/operations/rollups/rollup-sources";
 import { MIGRATION_LOCK_KEY } from "@/tooling/migrations/migration-lock";
 import { applyMigrations } from "@/tooling/migrations/wasm-engine";
 import { waitUntil } from "../support/child-process";
 import { withPgClient } from "../support/pg-client";
 import { findFailoverTools, startPatroniCluster, type PatroniCluster } from "../support/patroni-cluster";
 import { readinessContext } from "../support/readiness-context";
-import { keyStatuses, ledgerCount } from "../support/state";
+import { keyStatuses, ledgerCount, receiptsFor } from "../support/state";
 import { deliver, keyEvent, signedRequest } from "../support/webhooks";
 import { startWorker, type WorkerProcess } from "../support/worker";
-import { insertClaims, DAY_MS } from "../retention/ledger-rows";
+import { insertClaims, DAY_MS } from "../support/ledger-rows";
 
 const tools = findFailoverTools();
 const missing = tools.ok ? null : tools.reason;
@@ -65,6 +65,90 @@ describe.skipIf(missing !== null)("on a Patroni cluster with a synchronous stand
     expect(retry.status).toBe(200);
     expect(await ledgerCount({ eventId: String(revoke.id) })).toBe(1);
     expect(await keyStatuses(tenant)).toEqual({ key_a: "revoked" });
+  });
+
+  describe("a delivery whose COMMIT outlives its deadline (answered 503)", () => {
+    let lines: string[] = [];
+    const log = () => lines.join("");
+    beforeAll(() => {
+      process.env.LOG_LEVEL = "info";
+      resetEnvForTests();
+      for (const stream of [process.stdout, process.stderr])
+        vi.spyOn(stream, "write").mockImplementation((chunk: string | Uint8Array) => {
+          lines.push(String(chunk));
+          return true;
+        });
+    });
+    afterAll(() => {
+      vi.restoreAllMocks();
+      delete process.env.LOG_LEVEL;
+      resetEnvForTests();
+    });
+
+    it("once the late commit lands, its receipt says 503 (the change did apply): one receipt, and the log says only what happened", async () => {
+      lines = [];
+      const tenant = "district-late";
+      expect(
+        (await deliver(keyEvent({ type: "key.created", tenantId: tenant, keyId: "key_late_a", sequence: 1 }))).status,
+      ).toBe(200);
+      const revoke = keyEvent({ type: "key.revoked", tenantId: tenant, keyId: "key_late_a", sequence: 2 });
+      cluster.freezeReplication((await cluster.leader())!);
+      try {
+        expect((await handleKeyWebhook(signedRequest(revoke))).status).toBe(503);
+      } finally {
+        cluster.thawReplication();
+      }
+      // The commit lands with the thaw; the answer is written onto its receipt right after.
+      await waitUntil(async () => (await receiptsFor(String(revoke.id))).some((r) => r.status === 503), 50);
+      const [receipt, ...others] = await receiptsFor(String(revoke.id));
+      expect(receipt).toMatchObject({ status: 503, outcome: "applied", tenantId: tenant });
+      expect(others).toEqual([]);
+      await waitUntil(() => log().includes("receipt amended"), 50);
+      expect(receipt!.error).toMatch(
+        /^answered 503: the commit was not confirmed within \d+ ms; it committed afterwards$/,
+      );
+      expect(await keyStatuses(tenant)).toEqual({ key_late_a: "revoked" });
+      // The sender retries: a duplicate, with a receipt of its own.
+      expect((await deliver(revoke)).body).toMatchObject({ outcome: "duplicate" });
+      expect((await receiptsFor(String(revoke.id))).map((r) => [r.status, r.outcome])).toEqual([
+        [503, "applied"],
+        [200, "duplicate"],
+      ]);
+      expect(log()).toMatch(/ingest not confirmed within \d+ ms; it may still commit/);
+      expect(log()).toContain("receipt amended: the commit landed after the 503 answer");
+      expect(log()).not.toContain("could not store receipt");
+    });
+
+    it("when the primary is lost before it hears the standby that holds the commit, the promoted server keeps the 200 receipt (docs/design.md says when); the retry is a duplicate", async () => {
+      lines = [];
+      const tenant = "district-late-lost";
+      expect(
+        (await deliver(keyEvent({ type: "key.created", tenantId: tenant, keyId: "key_lost_a", sequence: 1 }))).status,
+      ).toBe(200);
+      const revoke = keyEvent({ type: "key.revoked", tenantId: tenant, keyId: "key_lost_a", sequence: 2 });
+      const leader = (await cluster.leader())!;
+      const standby = leader === 0 ? 1 : 0;
+      cluster.holdConfirmations(leader);
+      expect((await handleKeyWebhook(signedRequest(revoke))).status).toBe(503);
+      // The standby has replayed the commit; the primary still waits to hear so, and dies waiting.
+      await waitUntil(
+        () =>
+          withPgClient(cluster.nodeUrl(standby, "keyhook"), async (client) => {
+            const { rows } = await client.query("SELECT 1 FROM receipts WHERE webhook_id = $1", [String(revoke.id)]);
+            return rows.length > 0;
+          }),
+        50,
+      );
+      cluster.crashPostgres(leader);
+      await cluster.dropReplication(leader);
+      await cluster.waitForHealthy({ not: leader, timeoutMs: 150_000 });
+      await cluster.waitForWritable("keyhook");
+
+      expect((await receiptsFor(String(revoke.id))).map((r) => [r.status, r.outcome])).toEqual([[200, "applied"]]);
+      expect((await deliver(revoke)).body).toMatchObject({ outcome: "duplicate" });
+      expect(log()).toMatch(/ingest not confirmed within \d+ ms; it may still commit/);
+      expect(log()).not.toContain("could not store receipt");
+    }, 240_000);
   });
 
   describe("readiness: an acknowledged change survives a failover", () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { checkHistory, violations } from "@/faults/check-history";
 import type { Observations } from "@/faults/collect-observations";
-import type { ProviderDeliveryAttempt } from "@/lib/provider/client";
+import type { ProviderDeliveryAttempt } from "@/lib/operations/provider/client";
 
 let seq = 0;
 function attempt(

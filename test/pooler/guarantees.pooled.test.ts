@@ -4,16 +4,16 @@
 import "../support/via-pooler";
 import pg from "pg";
 import { beforeEach, describe, expect, it } from "vitest";
-import { prisma } from "@/lib/db";
-import { env } from "@/lib/env";
-import { parseEvent, type KeyEvent } from "@/lib/ingest/event-schema";
-import { ingestStatement } from "@/lib/ingest/apply-key-event";
+import { prisma } from "@/lib/core/db/client";
+import { env } from "@/lib/core/config/env";
+import { parseEvent, type KeyEvent } from "@/lib/core/ingest/event-schema";
+import { ingestStatement } from "@/lib/core/ingest/apply-key-event";
 import { probeForPooler } from "@/tooling/migrations/pooler-probe";
-import { runPurge } from "@/lib/retention/run-purge";
-import { buildKeyEvent } from "@/lib/provider/signed-delivery";
+import { runPurge } from "@/lib/operations/retention/run-purge";
+import { buildKeyEvent } from "@/lib/operations/provider/signed-delivery";
 import { resetDatabase } from "../support/state";
 import { directUrl, pooledUrl } from "../support/via-pooler";
-import { DAY_MS, insertClaims } from "../retention/ledger-rows";
+import { DAY_MS, insertClaims } from "../support/ledger-rows";
 
 beforeEach(resetDatabase);
 

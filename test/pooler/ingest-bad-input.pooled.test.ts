@@ -1,3 +1,3 @@
-// test/ingest/bad-input.integration.test.ts, every case, through a transaction-mode PgBouncer.
+// test/core/ingest/bad-input.integration.test.ts, every case, through a transaction-mode PgBouncer.
 import "../support/via-pooler";
-import "../ingest/bad-input.integration.test";
+import "../core/ingest/bad-input.integration.test";

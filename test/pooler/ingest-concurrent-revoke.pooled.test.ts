@@ -1,3 +1,3 @@
-// test/ingest/concurrent-revoke.integration.test.ts, every case, through a transaction-mode PgBouncer.
+// test/core/ingest/concurrent-revoke.integration.test.ts, every case, through a transaction-mode PgBouncer.
 import "../support/via-pooler";
-import "../ingest/concurrent-revoke.integration.test";
+import "../core/ingest/concurrent-revoke.integration.test";

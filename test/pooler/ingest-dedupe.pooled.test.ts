@@ -1,3 +1,3 @@
-// test/ingest/dedupe.integration.test.ts, every case, through a transaction-mode PgBouncer.
+// test/core/ingest/dedupe.integration.test.ts, every case, through a transaction-mode PgBouncer.
 import "../support/via-pooler";
-import "../ingest/dedupe.integration.test";
+import "../core/ingest/dedupe.integration.test";

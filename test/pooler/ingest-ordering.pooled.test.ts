@@ -1,3 +1,3 @@
-// test/ingest/ordering.integration.test.ts, every case, through a transaction-mode PgBouncer.
+// test/core/ingest/ordering.integration.test.ts, every case, through a transaction-mode PgBouncer.
 import "../support/via-pooler";
-import "../ingest/ordering.integration.test";
+import "../core/ingest/ordering.integration.test";

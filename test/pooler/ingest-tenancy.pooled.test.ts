@@ -1,3 +1,3 @@
-// test/ingest/tenancy.integration.test.ts, every case, through a transaction-mode PgBouncer.
+// test/core/ingest/tenancy.integration.test.ts, every case, through a transaction-mode PgBouncer.
 import "../support/via-pooler";
-import "../ingest/tenancy.integration.test";
+import "../core/ingest/tenancy.integration.test";

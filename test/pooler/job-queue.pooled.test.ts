@@ -6,15 +6,15 @@ import { directUrl } from "../support/via-pooler";
 import { EventEmitter } from "node:events";
 import type { Runner } from "graphile-worker";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { prisma } from "@/lib/db";
-import { DEV_PROVIDER_API_KEY } from "@/lib/env";
-import { OUTBOX_DRAIN_KEY } from "@/lib/jobs/job-names";
-import { startJobWorker } from "@/lib/jobs/start-job-worker";
-import { createAlertChannel } from "@/lib/notifications/manage-channels";
-import { drainOutbox } from "@/lib/outbox/drain-outbox";
-import { enqueueOutbox } from "@/lib/outbox/enqueue-outbox";
-import { createProviderClient } from "@/lib/provider/client";
-import { startHttpReceiver, type HttpReceiver } from "../notifications/receivers";
+import { prisma } from "@/lib/core/db/client";
+import { DEV_PROVIDER_API_KEY } from "@/lib/core/config/env";
+import { OUTBOX_DRAIN_KEY } from "@/lib/core/queue/job-names";
+import { startJobWorker } from "@/lib/operations/worker/start-job-worker";
+import { createAlertChannel } from "@/lib/operations/notifications/manage-channels";
+import { drainOutbox } from "@/lib/operations/outbox/drain-outbox";
+import { enqueueOutbox } from "@/lib/core/outbox/enqueue-outbox";
+import { createProviderClient } from "@/lib/operations/provider/client";
+import { startHttpReceiver, type HttpReceiver } from "../support/receivers";
 import { resetDatabase } from "../support/state";
 
 const admin = {

@@ -1,4 +1,4 @@
-// test/outbox/process-outbox.test.ts, every case (workers in their own processes included),
+// test/operations/outbox/process-outbox.test.ts, every case (workers in their own processes included),
 // through a transaction-mode PgBouncer.
 import "../support/via-pooler";
-import "../outbox/process-outbox.test";
+import "../operations/outbox/process-outbox.test";

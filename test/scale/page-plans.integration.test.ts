@@ -6,9 +6,9 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "@/lib/db";
+import { prisma } from "@/lib/core/db/client";
 import { PrismaClient } from "@/lib/generated/prisma/client";
-import { foldRollups } from "@/lib/rollups/fold-rollups";
+import { foldRollups } from "@/lib/operations/rollups/fold-rollups";
 import { fillScale } from "../support/fill-scale";
 import { pageQueries } from "../support/page-queries";
 

@@ -1,5 +1,5 @@
 // The server-action modules of the app: every app/**/actions.ts (absolute paths), for the tests
-// of the action wrapper (test/dashboard/actions.integration.test.ts) and of the build's own list
+// of the action wrapper (test/app/actions.integration.test.ts) and of the build's own list
 // of actions (test/deploy/server-actions.test.ts).
 import { readdirSync } from "node:fs";
 import path from "node:path";

@@ -9,7 +9,7 @@
 //   audit_log   100,000 entries
 //   quarantineOpenEvery: n  a storm of misrouted events on top: every n-th claim quarantined and
 //               not resolved (6: one in six, 1.67 M open at 10 M claims)
-// Then ANALYZE and a first fold of the rollups (lib/rollups), timed too.
+// Then ANALYZE and a first fold of the rollups (lib/operations/rollups), timed too.
 export type FillScale = {
   claims: number;
   receipts: number;
@@ -106,10 +106,12 @@ export async function fillScale(
   const auditRows = scale.auditRows ?? 100_000;
   await step(`audit log (${auditRows.toLocaleString("en")})`, () =>
     query(
-      `INSERT INTO audit_log (at, actor_id, actor, action, tenant_id, target, outcome, details)
+      // A stand-in content hash: the scale tests read the log, they do not verify its chain.
+      `INSERT INTO audit_log (at, actor_id, actor, action, tenant_id, target, outcome, details, content_hash)
        SELECT now() - interval '14 days' + g * (interval '14 days' / $1::int), 'u_fill', 'support@keyhook.test',
               (ARRAY['key.revoke','quarantine.resolve','delivery.replay','retention.update'])[1 + g % 4],
-              'district-' || lpad((g % 1000)::text, 6, '0'), 'evt_fill_' || g, CASE WHEN g % 10 = 0 THEN 'denied' ELSE 'ok' END, '{"filled":true}'::jsonb
+              'district-' || lpad((g % 1000)::text, 6, '0'), 'evt_fill_' || g, CASE WHEN g % 10 = 0 THEN 'denied' ELSE 'ok' END, '{"filled":true}'::jsonb,
+              sha256(g::text::bytea)
        FROM generate_series(1, $1::int) g`,
       [auditRows],
     ),

@@ -4,7 +4,7 @@
 // GET /api/health, and prints {"port": N} once listening.
 import { createServer } from "node:http";
 import { Readable } from "node:stream";
-import { handleKeyWebhook } from "@/lib/ingest/handle-key-webhook";
+import { handleKeyWebhook } from "@/http/webhook/receive-key-webhook";
 
 const server = createServer(async (req, res) => {
   if (req.url === "/api/health") {

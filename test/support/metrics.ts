@@ -2,7 +2,7 @@
 // call only, and returns the Prometheus text.
 import { expect } from "vitest";
 import { GET } from "@/app/api/metrics/route";
-import { resetEnvForTests } from "@/lib/env";
+import { resetEnvForTests } from "@/lib/core/config/env";
 
 const TOKEN = "metrics-token-for-tests-0123";
 

@@ -1,18 +1,18 @@
 // The data behind every dashboard page, as the pages ask for it (the same lib/ services and
 // arguments), for a fill made by fill-scale.ts. Used by the plan-shape test (which EXPLAINs every
 // statement these issue) and by bench:dashboard (which times them apart from rendering).
-import type { Actor } from "../../lib/auth/actor";
-import type { DbOrTx } from "../../lib/db";
-import { listAudit } from "../../lib/audit/list-audit";
-import { listDeliveries } from "../../lib/deliveries/list-deliveries";
-import { getDistrict } from "../../lib/keys/get-district";
-import { listDistrictsPage } from "../../lib/keys/list-districts";
-import { getLedgerEvent } from "../../lib/ledger/get-ledger-event";
-import { listLedger } from "../../lib/ledger/list-ledger";
-import { getOverview } from "../../lib/overview/get-overview";
-import { getRetentionView } from "../../lib/overview/retention-view";
-import { encodeCursor, encodeTextCursor } from "../../lib/listing/keyset-cursor";
-import { listQuarantine } from "../../lib/quarantine/list-quarantine";
+import type { Actor } from "../../lib/core/auth/actor";
+import type { DbOrTx } from "../../lib/core/db/client";
+import { listAudit } from "../../lib/views/audit/list-audit";
+import { listDeliveries } from "../../lib/views/deliveries/list-deliveries";
+import { getDistrict } from "../../lib/views/districts/get-district";
+import { listDistrictsPage } from "../../lib/views/districts/list-districts";
+import { getLedgerEvent } from "../../lib/views/ledger/get-ledger-event";
+import { listLedger } from "../../lib/views/ledger/list-ledger";
+import { getOverview } from "../../lib/views/overview/get-overview";
+import { getRetentionView } from "../../lib/views/retention/retention-view";
+import { encodeCursor, encodeTextCursor } from "../../lib/views/listing/keyset-cursor";
+import { listQuarantine } from "../../lib/views/quarantine/list-quarantine";
 import { BIG_DISTRICT } from "./fill-scale";
 
 export const PLATFORM_ADMIN: Actor = {

@@ -82,6 +82,11 @@ export type PatroniCluster = {
   startNode(index: number): void;
   /** Holds the WAL stream leaving node i (its replication proxy), until thawReplication(). */
   freezeReplication(index: number): void;
+  /**
+   * Holds only what node i's standbys send back (their confirmations) while its WAL still reaches
+   * them: they hold commits it waits to hear about. Until thawReplication().
+   */
+  holdConfirmations(index: number): void;
   thawReplication(): void;
   /** Drops node i's replication connections with whatever they still carried (its machine is gone), then lets new ones through. */
   dropReplication(index: number): Promise<void>;
@@ -360,6 +365,10 @@ export async function startPatroniCluster(options: PatroniClusterOptions): Promi
     freezeReplication(i) {
       log(`freezing the WAL stream leaving ${nodeName(i)}`);
       proxies[i]!.freeze();
+    },
+    holdConfirmations(i) {
+      log(`holding the confirmations sent back to ${nodeName(i)}`);
+      proxies[i]!.freeze("from-client");
     },
     thawReplication() {
       for (const proxy of proxies) proxy.thaw();

@@ -24,7 +24,7 @@ url.pathname = `/${name}`;
 process.env.DATABASE_URL = url.toString();
 
 afterAll(async () => {
-  const { disconnectDb } = await import("@/lib/db");
+  const { disconnectDb } = await import("@/lib/core/db/client");
   await disconnectDb();
   await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 });

@@ -1,9 +1,9 @@
 // A readiness context for calling one step directly: the database handle is what matters; the
 // provider, the webhook and the secrets are the defaults a step that reads only the database
 // never uses.
-import type { Db } from "@/lib/db";
-import { DEV_WEBHOOK_SECRET } from "@/lib/env";
-import type { ReadinessContext } from "@/lib/readiness/types";
+import type { Db } from "@/lib/core/db/client";
+import { DEV_WEBHOOK_SECRET } from "@/lib/core/config/env";
+import type { ReadinessContext } from "@/lib/operations/readiness/types";
 
 export function readinessContext(db: Db): ReadinessContext {
   return {

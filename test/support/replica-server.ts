@@ -4,10 +4,10 @@
 import { createServer } from "node:http";
 import { Readable } from "node:stream";
 import { prepareDatabase } from "@/tooling/dev/prepare-database";
-import { disconnectDb } from "@/lib/db";
-import { env } from "@/lib/env";
-import { checkReadiness } from "@/lib/health/check-health";
-import { handleKeyWebhook } from "@/lib/ingest/handle-key-webhook";
+import { disconnectDb } from "@/lib/core/db/client";
+import { env } from "@/lib/core/config/env";
+import { checkReadiness } from "@/lib/operations/health/check-health";
+import { handleKeyWebhook } from "@/http/webhook/receive-key-webhook";
 
 const stop = new AbortController();
 process.on("SIGTERM", () => {

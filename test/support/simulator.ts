@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { DEV_PROVIDER_API_KEY } from "@/lib/env";
+import { DEV_PROVIDER_API_KEY } from "@/lib/core/config/env";
 import type { Faults } from "@/simulator/faults";
 
 export type SimulatorProcess = {

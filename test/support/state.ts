@@ -1,11 +1,15 @@
 // Reads the database the way the assertions need it. Tests use the real PostgreSQL, never a mock.
-import { prisma } from "@/lib/db";
+import { prisma } from "@/lib/core/db/client";
 
 export async function resetDatabase(): Promise<void> {
   await prisma.$executeRawUnsafe(
-    `TRUNCATE tenants, api_keys, processed_events, receipts, audit_log, users, outbox, outbox_attempts, settings, purge_runs, sign_in_failures, sign_in_address_throttle, claim_hourly_counts, receipt_hourly_counts, sequence_gaps, alerts, readiness_runs, alert_channels, alert_notifications, drift_runs, alert_watermarks RESTART IDENTITY CASCADE`,
+    `TRUNCATE tenants, api_keys, processed_events, receipts, audit_log, audit_checkpoints, users, outbox, outbox_attempts, settings, purge_runs, sign_in_failures, sign_in_address_throttle, claim_hourly_counts, receipt_hourly_counts, sequence_gaps, alerts, readiness_runs, alert_channels, alert_notifications, drift_runs, alert_watermarks RESTART IDENTITY CASCADE`,
   );
-  // The sequences restart, so the rollup watermarks must too (lib/rollups/fold-rollups.ts).
+  // The audit chain starts again from its genesis, as on a new install.
+  await prisma.$executeRawUnsafe(
+    `UPDATE audit_chain_head SET seq = 0, prev_hash = NULL, hash = decode(repeat('00', 32), 'hex')`,
+  );
+  // The sequences restart, so the rollup watermarks must too (lib/operations/rollups/fold-rollups.ts).
   await prisma.$executeRawUnsafe(`UPDATE rollup_watermarks SET folded_id = 0, pending_id = NULL, pending_at = NULL`);
 }
 

@@ -8,13 +8,17 @@ export type TcpProxy = {
   port: number;
   down: () => Promise<void>;
   up: () => Promise<void>;
-  /** Holds all traffic, on open and new connections, until thaw(). */
-  freeze: () => void;
+  /**
+   * Holds all traffic, on open and new connections, until thaw(); with "from-client", only what
+   * the clients send (a standby's confirmations, while the WAL it is sent still flows).
+   */
+  freeze: (only?: "from-client") => void;
   thaw: () => void;
   close: () => Promise<void>;
 };
 
-type Pair = { client: net.Socket; upstream: net.Socket; piped: boolean };
+type Pair = { client: net.Socket; upstream: net.Socket; up: boolean; down: boolean };
+type Hold = "none" | "both" | "from-client";
 
 export async function startTcpProxy(
   target: { host: string; port: number },
@@ -23,36 +27,39 @@ export async function startTcpProxy(
   const pairs = new Set<Pair>();
   let server: net.Server | null = null;
   let port = options.port ?? 0;
-  let frozen = false;
+  let hold: Hold = "none";
 
-  const pipe = (pair: Pair) => {
-    if (pair.piped) return;
-    pair.piped = true;
-    pair.client.pipe(pair.upstream).pipe(pair.client);
-  };
-  const unpipe = (pair: Pair) => {
-    if (!pair.piped) return;
-    pair.piped = false;
-    pair.client.unpipe(pair.upstream);
-    pair.upstream.unpipe(pair.client);
-    pair.client.pause();
-    pair.upstream.pause();
+  /** Pipes each direction the hold lets through, and stops the ones it holds. */
+  const apply = (pair: Pair) => {
+    const up = hold === "none";
+    const down = hold !== "both";
+    if (up && !pair.up) pair.client.pipe(pair.upstream);
+    if (!up && pair.up) {
+      pair.client.unpipe(pair.upstream);
+      pair.client.pause();
+    }
+    if (down && !pair.down) pair.upstream.pipe(pair.client);
+    if (!down && pair.down) {
+      pair.upstream.unpipe(pair.client);
+      pair.upstream.pause();
+    }
+    pair.up = up;
+    pair.down = down;
   };
 
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       server = net.createServer((client) => {
         const upstream = net.connect(target.port, target.host);
-        const pair: Pair = { client, upstream, piped: false };
+        const pair: Pair = { client, upstream, up: false, down: false };
         pairs.add(pair);
         for (const socket of [client, upstream]) {
           socket.on("error", () => socket.destroy());
           socket.on("close", () => pairs.delete(pair));
         }
-        if (frozen) {
-          client.pause();
-          upstream.pause();
-        } else pipe(pair);
+        client.pause();
+        upstream.pause();
+        apply(pair);
         client.on("close", () => upstream.destroy());
         upstream.on("close", () => client.destroy());
       });
@@ -78,13 +85,13 @@ export async function startTcpProxy(
     port,
     down,
     up: listen,
-    freeze: () => {
-      frozen = true;
-      for (const pair of pairs) unpipe(pair);
+    freeze: (only) => {
+      hold = only ?? "both";
+      for (const pair of pairs) apply(pair);
     },
     thaw: () => {
-      frozen = false;
-      for (const pair of pairs) pipe(pair);
+      hold = "none";
+      for (const pair of pairs) apply(pair);
     },
     close: down,
   };

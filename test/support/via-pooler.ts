@@ -4,7 +4,7 @@
 // Importing an existing test file after it runs that file's tests through the pooler.
 // Without pgbouncer the tests skip with the reason, except under CI=true, where they fail.
 import { beforeEach, inject } from "vitest";
-import { resetEnvForTests } from "@/lib/env";
+import { resetEnvForTests } from "@/lib/core/config/env";
 
 const port = inject("pgbouncerPort");
 export const poolerMissing = port ? null : inject("pgbouncerMissing") || "pgbouncer did not start";

@@ -1,12 +1,14 @@
 // Builds signed deliveries exactly as the provider does and posts them to the ingest handler.
-import { DEV_WEBHOOK_SECRET } from "@/lib/env";
-import { handleKeyWebhook } from "@/lib/ingest/handle-key-webhook";
-import { buildKeyEvent, signDelivery, type KeyEventInput } from "@/lib/provider/signed-delivery";
+import { DEV_WEBHOOK_SECRET } from "@/lib/core/config/env";
+import { handleKeyWebhook } from "@/http/webhook/receive-key-webhook";
+import { buildKeyEvent, signDelivery, type KeyEventInput } from "@/lib/operations/provider/signed-delivery";
 
 export const TEST_SECRET = DEV_WEBHOOK_SECRET;
 
 export type DeliveryOptions = {
   secrets?: string[];
+  /** whsk_ keys: `v1a` signatures beside the secrets' `v1` ones. */
+  signingKeys?: string[];
   webhookId?: string;
   timestamp?: Date;
   method?: string;
@@ -24,6 +26,7 @@ export function signedRequest(body: Record<string, unknown> | string, options: D
     body: text,
     webhookId,
     secrets: options.secrets ?? [TEST_SECRET],
+    signingKeys: options.signingKeys,
     timestamp: options.timestamp,
   });
   const headers = new Headers(signed.headers);

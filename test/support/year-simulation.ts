@@ -1,7 +1,7 @@
 // "A year in an afternoon": Keyhook's own code run through simulated days on a controlled clock
 // (controlled-clock.ts), against the real database, and every table's rows and size reported at
 // a fixed cadence. Used by `npm run bench:year` (bench/year.ts: the stated year, every table must
-// plateau) and by test/retention/year-plateau.integration.test.ts (a short run in CI).
+// plateau) and by test/operations/retention/year-plateau.integration.test.ts (a short run in CI).
 //
 // What one simulated step (stepHours) does, as production would:
 //   - the provider: deliveries of key events over `districts` districts (one active key each):
@@ -22,24 +22,24 @@
 // resolved, 10 keys revoked from the dashboard (the provider confirms by webhook), 150 sign-ins
 // (signInsPerDay) and 10 failed ones audited.
 import pg from "pg";
-import { recordAudit } from "../../lib/audit/record-audit";
-import { recordSignInFailure } from "../../lib/audit/record-sign-in-failure";
-import type { Actor } from "../../lib/auth/actor";
-import { claimAddressAttempt } from "../../lib/auth/claim-sign-in-attempt";
-import { purgeSignInRecords } from "../../lib/auth/purge-sign-in-records";
-import { resolveAlert } from "../../lib/alerts/act-on-alert";
-import { sweepAlerts } from "../../lib/alerts/sweep-alerts";
-import { prisma } from "../../lib/db";
-import { runDriftJob } from "../../lib/drift/drift-job";
-import { revokeKey } from "../../lib/keys/revoke-key";
-import { NotificationError } from "../../lib/notifications/notification-error";
-import { notifyAlerts } from "../../lib/notifications/notify-alerts";
-import { processOutbox } from "../../lib/outbox/process-outbox";
-import type { ProviderClient, ProviderKey } from "../../lib/provider/client";
-import { resolveQuarantinedEvent } from "../../lib/quarantine/resolve-quarantined-event";
-import { CANARY_TENANT_ID } from "../../lib/readiness/canary";
-import { runPurge } from "../../lib/retention/run-purge";
-import { foldRollups } from "../../lib/rollups/fold-rollups";
+import { recordAudit } from "../../lib/core/audit/record-audit";
+import { recordSignInFailure } from "../../lib/core/audit/record-sign-in-failure";
+import type { Actor } from "../../lib/core/auth/actor";
+import { claimAddressAttempt } from "../../lib/core/auth/claim-sign-in-attempt";
+import { purgeSignInRecords } from "../../lib/operations/retention/purge-sign-in-records";
+import { resolveAlert } from "../../lib/operations/alerts/act-on-alert";
+import { sweepAlerts } from "../../lib/operations/worker/sweep-alerts";
+import { prisma } from "../../lib/core/db/client";
+import { runDriftJob } from "../../lib/operations/drift/drift-job";
+import { revokeKey } from "../../lib/core/keys/revoke-key";
+import { NotificationError } from "../../lib/operations/notifications/notification-error";
+import { notifyAlerts } from "../../lib/operations/notifications/notify-alerts";
+import { processOutbox } from "../../lib/operations/outbox/process-outbox";
+import type { ProviderClient, ProviderKey } from "../../lib/operations/provider/client";
+import { resolveQuarantinedEvent } from "../../lib/operations/quarantine/resolve-quarantined-event";
+import { CANARY_TENANT_ID } from "../../lib/core/tenancy/canary";
+import { runPurge } from "../../lib/operations/retention/run-purge";
+import { foldRollups } from "../../lib/operations/rollups/fold-rollups";
 import { installControlledClock, type ControlledClock } from "./controlled-clock";
 
 export type YearConfig = {

@@ -8,10 +8,10 @@
 // `npm start` runs neither unless KEYHOOK_WITH_SIMULATOR=1 (both) or KEYHOOK_WITH_WORKER=1 (the
 // worker only); KEYHOOK_WITH_SIMULATOR=0 keeps the simulator out of `npm run dev` (a real
 // provider in PROVIDER_URL). Each child gets a pipe on stdin and exits when it closes, so a
-// SIGKILLed launcher leaves no orphan holding a port. The settings come validated from lib/env.ts;
+// SIGKILLed launcher leaves no orphan holding a port. The settings come validated from lib/core/config/env.ts;
 // the children's environment is passed through, with defaults for what the caller left unset.
 import { spawn, type ChildProcess } from "node:child_process";
-import type { Env } from "../../lib/env";
+import type { Env } from "../../lib/core/config/env";
 
 export type DevCompanions = { stop(): Promise<void> };
 

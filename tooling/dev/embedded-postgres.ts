@@ -53,10 +53,30 @@ const PASSWORD = "keyhook";
 const READY = "database system is ready to accept connections";
 const requireHere = createRequire(import.meta.url);
 
+const DEFAULT_DATA_DIR = ".data/postgres";
+const DEFAULT_PORT = 54329;
+const urlOf = (port: number, database: string) =>
+  `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+
+/**
+ * The databaseUrl startEmbeddedPostgres will give for these options, known before it starts (the
+ * port of the server another launcher runs on the folder, else ours): `npm run dev` hands it to
+ * next dev, which starts beside PostgreSQL.
+ */
+export async function plannedEmbeddedUrl(
+  options: Pick<EmbeddedPostgresOptions, "dataDir" | "port" | "database"> = {},
+): Promise<string> {
+  const existing = await inspectPostmaster(path.resolve(options.dataDir ?? DEFAULT_DATA_DIR));
+  return urlOf(
+    existing.kind === "running" ? existing.port : (options.port ?? DEFAULT_PORT),
+    options.database ?? "keyhook",
+  );
+}
+
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> {
-  const dataDir = path.resolve(options.dataDir ?? ".data/postgres");
+  const dataDir = path.resolve(options.dataDir ?? DEFAULT_DATA_DIR);
   const database = options.database ?? "keyhook";
-  let port = options.port ?? 54329;
+  let port = options.port ?? DEFAULT_PORT;
   const log = createLogTail(options.onLog);
 
   const existing = await inspectPostmaster(dataDir);
@@ -114,7 +134,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     };
   }
 
-  const adminUrl = (db = "postgres") => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(db)}`;
+  const adminUrl = (db = "postgres") => urlOf(port, db);
   const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
     const client = new pg.Client({ connectionString: adminUrl() });
     await client.connect();

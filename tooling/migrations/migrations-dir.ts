@@ -3,7 +3,7 @@ import "server-only";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { MigrationList } from "@prisma/schema-engine-wasm";
-import { DEFAULT_MIGRATIONS_DIR, listMigrationNames } from "../../lib/health/migration-names";
+import { DEFAULT_MIGRATIONS_DIR, listMigrationNames } from "../../lib/operations/health/migration-names";
 
 export { DEFAULT_MIGRATIONS_DIR, listMigrationNames };
 

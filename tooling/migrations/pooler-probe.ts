@@ -6,8 +6,8 @@ import "server-only";
 // back. PostgreSQL applies it; PgBouncer refuses the `options` startup parameter (08P01
 // "unsupported startup parameter"), or, with ignore_startup_parameters=options, drops it.
 import pg from "pg";
-import { driverUrl, isPooledUrl } from "../../lib/database-urls";
-import { AppError } from "../../lib/errors";
+import { driverUrl, isPooledUrl } from "../../lib/core/config/database-urls";
+import { AppError } from "../../lib/core/errors";
 
 export type ProbeResult = { pooler: false } | { pooler: true; evidence: string };
 

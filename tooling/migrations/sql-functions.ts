@@ -2,7 +2,7 @@ import "server-only";
 // The plpgsql functions have one source file each, prisma/sql/<name>.sql, holding a
 // `CREATE OR REPLACE FUNCTION <name>(…) … $$;`. A migration that changes a function is generated
 // from that file (`npm run db:function -- <name>`), never written by hand, and
-// test/db/sql-functions.integration.test.ts fails while a migrated database runs a definition
+// test/core/db/sql-functions.integration.test.ts fails while a migrated database runs a definition
 // other than the source's.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";

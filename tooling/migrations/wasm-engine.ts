@@ -9,12 +9,12 @@ import { bindMigrationAwareSqlAdapterFactory, type ErrorRegistry } from "@prisma
 import type { DiffTarget, SchemaEngine } from "@prisma/schema-engine-wasm";
 import { createMigrationAdapterFactory, type MigrationAdapterFactory } from "./pg-adapter";
 import { DEFAULT_MIGRATIONS_DIR, readMigrationsList } from "./migrations-dir";
-import { migrationUrl } from "../../lib/database-urls";
+import { migrationUrl } from "../../lib/core/config/database-urls";
 import { installJobQueue } from "./job-queue";
 import { withMigrationLock } from "./migration-lock";
 import { assertDatabaseUrls } from "./pooler-probe";
 
-export { migrationStatus } from "../../lib/health/migration-status";
+export { migrationStatus } from "../../lib/operations/health/migration-status";
 
 const SCHEMA_PATH = "prisma/schema.prisma";
 const noFilters = { externalTables: [], externalEnums: [] };

@@ -5,8 +5,8 @@ import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { formatTime } from "@/components/ui/format";
 import { Table, Td, Th } from "@/components/ui/table";
-import type { Actor } from "@/lib/auth/actor";
-import { listOpenGaps } from "@/lib/gaps/list-gaps";
+import type { Actor } from "@/lib/core/auth/actor";
+import { listOpenGaps } from "@/lib/views/overview/list-gaps";
 
 export async function SequenceGapsCard({
   actor,

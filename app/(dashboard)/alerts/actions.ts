@@ -1,8 +1,8 @@
 "use server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { acknowledgeAlert, resolveAlert } from "@/lib/alerts/act-on-alert";
-import { requestDriftCheck } from "@/lib/drift/request-drift-check";
+import { acknowledgeAlert, resolveAlert } from "@/lib/operations/alerts/act-on-alert";
+import { requestDriftCheck } from "@/lib/operations/drift/request-drift-check";
 import { action, text } from "../../_lib/run-action";
 
 export const acknowledgeAlertAction = action(
@@ -25,6 +25,8 @@ export const resolveAlertAction = action(
     const result = await resolveAlert({ actor, id: input.id, resolution: input.resolution, note: input.note });
     revalidatePath("/alerts");
     if (result.outcome === "already") return `${result.subject} was already resolved.`;
+    if (input.resolution === "resent")
+      return `Sent again: outbox ${result.outboxId} is back in the queue under its idempotency key; a new failure opens this alert again.`;
     return result.outboxId
       ? `Resolved ${result.subject}: the revoke is staged for the provider (outbox ${result.outboxId}).`
       : `Resolved ${result.subject}.`;

@@ -1,7 +1,7 @@
 import { Badge } from "@/components/ui/badge";
 import { formatTime } from "@/components/ui/format";
-import { ALERT_KINDS } from "@/lib/alerts/alert-kinds";
-import type { AlertRow } from "@/lib/alerts/list-alerts";
+import { ALERT_KINDS } from "@/lib/operations/alerts/alert-kinds";
+import type { AlertRow } from "@/lib/views/alerts/list-alerts";
 
 const stateTones = { open: "red", acknowledged: "amber", resolved: "green" } as const;
 

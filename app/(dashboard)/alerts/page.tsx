@@ -5,17 +5,17 @@ import { Card } from "@/components/ui/card";
 import { EmptyState, FormErrors } from "@/components/ui/empty-state";
 import { SelectField } from "@/components/ui/fields";
 import { FilterActions } from "@/components/ui/filter-controls";
-import { formatNumber, formatTime } from "@/components/ui/format";
+import { formatNumber, formatTime, plural } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
-import { ALERT_KINDS } from "@/lib/alerts/alert-kinds";
-import { listAlerts, STATE_FILTERS, type AlertRow } from "@/lib/alerts/list-alerts";
-import type { Actor } from "@/lib/auth/actor";
-import { can } from "@/lib/auth/permissions";
-import { latestDriftRuns } from "@/lib/drift/drift-runs";
-import { isAppError } from "@/lib/errors";
-import { firstParam } from "@/lib/listing/query-filters";
+import { ALERT_KINDS, isPlatformAlertKind } from "@/lib/operations/alerts/alert-kinds";
+import { listAlerts, STATE_FILTERS, type AlertRow } from "@/lib/views/alerts/list-alerts";
+import type { Actor } from "@/lib/core/auth/actor";
+import { can } from "@/lib/core/auth/permissions";
+import { latestDriftRuns } from "@/lib/operations/drift/drift-runs";
+import { isAppError } from "@/lib/core/errors";
+import { firstParam } from "@/lib/views/listing/query-filters";
 import { requirePageActor } from "../../_lib/session";
 import { runDriftCheckAction } from "./actions";
 import { AlertStateBadge, kindLabel, WhoActed } from "./alert-badges";
@@ -61,7 +61,9 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
             defaultValue={kind}
             options={[
               { value: "", label: "Every kind" },
-              ...Object.entries(ALERT_KINDS).map(([value, label]) => ({ value, label })),
+              ...Object.entries(ALERT_KINDS)
+                .filter(([value]) => !actor.tenantId || !isPlatformAlertKind(value))
+                .map(([value, label]) => ({ value, label })),
             ]}
           />
           <FilterActions clearHref="/alerts" submitLabel="Show" />
@@ -96,7 +98,9 @@ async function AlertList({ actor, state, kind }: { actor: Actor; state: string; 
     >
       {alerts.length === 0 ? (
         <EmptyState title="Nothing needs a human here">
-          Quarantined events, superseded keys, gaps, drift, failed purges and provider calls show up here.
+          {actor.tenantId
+            ? "Quarantined events, superseded keys, missing events, drift and failed provider calls of your district show up here."
+            : "Quarantined events, superseded keys, gaps, drift, failed purges and provider calls show up here."}
         </EmptyState>
       ) : (
         <Table label="Alerts" stack>
@@ -168,8 +172,8 @@ async function DriftCard() {
               {runs.map((run) => (
                 <li key={run.id} data-testid="drift-run">
                   Run {run.id} · <strong>{run.status}</strong> · {run.trigger} by {run.requestedBy} ·{" "}
-                  {formatTime(run.requestedAt)} · {formatNumber(run.tenantsDone)} districts, {formatNumber(run.pages)}{" "}
-                  pages, {formatNumber(run.keysCompared)} keys, {formatNumber(run.differences)} differences
+                  {formatTime(run.requestedAt)} · {plural(run.tenantsDone, "district")}, {plural(run.pages, "page")},{" "}
+                  {plural(run.keysCompared, "key")}, {plural(run.differences, "difference")}
                   {run.error ? <span className="text-rose-700"> · {run.error}</span> : null}
                 </li>
               ))}

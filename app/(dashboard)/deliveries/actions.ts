@@ -1,11 +1,11 @@
 "use server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { bulkRedeliver } from "@/lib/deliveries/bulk-redeliver";
-import { parseDeliveryFilters, type DeliveryFilters } from "@/lib/deliveries/delivery-filters";
-import { replayStoredEvent } from "@/lib/deliveries/replay-stored-event";
-import { requestRedelivery } from "@/lib/deliveries/request-redelivery";
-import { AppError } from "@/lib/errors";
+import { bulkRedeliver } from "@/lib/views/deliveries/bulk-redeliver";
+import { parseDeliveryFilters, type DeliveryFilters } from "@/lib/views/deliveries/delivery-filters";
+import { replayStoredEvent } from "@/lib/operations/redelivery/replay-stored-event";
+import { requestRedelivery } from "@/lib/operations/redelivery/request-redelivery";
+import { AppError } from "@/lib/core/errors";
 import { action, text } from "../../_lib/run-action";
 
 const storedEvent = z.object({ tenantId: text(200), eventId: text(200) });
@@ -16,8 +16,11 @@ export const replayLocallyAction = action(
   async (input, actor) => {
     const result = await replayStoredEvent({ actor, tenantId: input.tenantId, eventId: input.eventId });
     revalidatePath("/deliveries");
-    if (result.status !== 200)
-      return `Replay of ${result.eventId} could not be processed (HTTP ${result.status}); nothing was changed. Try again.`;
+    if (result.outcome === "unavailable")
+      return {
+        ok: false,
+        message: `Replay of ${result.eventId} could not be committed; nothing was changed. Try again.`,
+      };
     if (result.outcome === "duplicate") {
       return `Replayed ${result.eventId}: duplicate — it was already processed${result.firstOutcome ? ` (${result.firstOutcome})` : ""}, so nothing changed.`;
     }

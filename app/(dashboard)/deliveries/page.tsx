@@ -10,23 +10,62 @@ import { formatTime, plural } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/core/auth/actor";
 import {
   deliveryFilterParams,
   parseDeliveryFilters,
   parseDeliveryPage,
   type DeliveryFilters,
-} from "@/lib/deliveries/delivery-filters";
-import { listDeliveries, type DeliveriesView, type DeliveryRow } from "@/lib/deliveries/list-deliveries";
+} from "@/lib/views/deliveries/delivery-filters";
+import {
+  listDeliveries,
+  type DeliveriesView,
+  type DeliveryRow,
+  type OurReceipt,
+} from "@/lib/views/deliveries/list-deliveries";
 import { requirePageActor } from "../../_lib/session";
 import { bulkDryRunAction, bulkRedeliverAction, redeliverAction, replayLocallyAction } from "./actions";
 
 export const metadata = { title: "Deliveries · Keyhook" };
 
-const mismatchText = {
-  failed_but_applied: "Provider says failed, but we applied it",
-  delivered_without_receipt: "Provider says delivered, but we hold no receipt",
-} as const;
+/** What our 2xx answer meant, for a delivery the provider believes failed (it will send it again). */
+const answeredWords: Record<string, string> = {
+  applied: "we applied it",
+  duplicate: "a duplicate of one we had applied",
+  stale: "stale: older than the district's newest key, nothing to apply",
+  quarantined: "held in quarantine for a human",
+  ignored: "an event type we ignore",
+};
+
+function mismatchText(row: DeliveryRow): string {
+  if (row.mismatch === "delivered_without_receipt") return "Provider says delivered, but we hold no receipt";
+  if (row.mismatch === "answer_not_received")
+    return "We answered 2xx more often than the provider recorded (an answer lost, or answered 503)";
+  const answered = row.answered;
+  return `Provider says failed, but we answered ${answered?.status ?? "2xx"}: ${answeredWords[answered?.outcome ?? ""] ?? answered?.outcome ?? "accepted"}`;
+}
+
+/** Why we refused a delivery, from the receipt's facts: the signature check first, else our answer's words. */
+function refusalReason(receipt: OurReceipt): string | null {
+  if (receipt.status < 400) return null;
+  switch (receipt.signatureVerdict) {
+    case "invalid":
+      return "the signature matches none of our signing secrets";
+    case "missing":
+      return "it carried no signature headers";
+    case "expired":
+      return "its timestamp is outside our tolerance (clock skew, or a replay)";
+  }
+  return receipt.error;
+}
+
+/** Which district, when our receipts cannot say: a refusal is decided before the body is read. */
+function districtOf(row: DeliveryRow): string {
+  if (row.tenantId) return row.tenantId;
+  return row.receipts.length > 0 && row.receipts.every((r) => r.status >= 400)
+    ? "district not read (refused before the body was read)"
+    : "district not named";
+}
 
 const statusOptions = [
   { value: "all", label: "All" },
@@ -46,7 +85,7 @@ function deliveriesHref(filters: Record<string, string>, page = 1): string {
 export default async function DeliveriesPage({ searchParams }: { searchParams: Promise<Params> }) {
   const actor = await requirePageActor("deliveries.view");
   const params = await searchParams;
-  // One window for the list, its dry run and its bulk redelivery (lib/deliveries/delivery-filters.ts).
+  // One window for the list, its dry run and its bulk redelivery (lib/views/deliveries/delivery-filters.ts).
   const { filters, errors } = parseDeliveryFilters(params);
   const { page, providerCursor } = parseDeliveryPage(params);
   return (
@@ -236,16 +275,21 @@ function DeliveryRowView({ row }: { row: DeliveryRow }) {
   return (
     <tr data-event-id={row.eventId} className={row.mismatch ? "bg-amber-50" : undefined}>
       <Td>
-        <Link
-          className="break-all font-mono text-xs underline"
-          href={`/ledger?event=${encodeURIComponent(row.eventId)}`}
-        >
-          {row.eventId}
-        </Link>
-        <div className="text-xs text-slate-500">{row.tenantId ?? "unknown district"}</div>
+        {/* The event's own page when it was claimed; a refused delivery never reached the ledger. */}
+        {row.ledgerId ? (
+          <Link className="break-all font-mono text-xs underline" href={`/ledger/${row.ledgerId}`}>
+            {row.eventId}
+          </Link>
+        ) : (
+          <>
+            <span className="break-all font-mono text-xs">{row.eventId}</span>
+            <div className="text-xs text-slate-500">not in the ledger: never accepted</div>
+          </>
+        )}
+        <div className="text-xs text-slate-500">{districtOf(row)}</div>
         {row.mismatch ? (
           <div className="mt-1">
-            <Badge tone="amber">{mismatchText[row.mismatch]}</Badge>
+            <Badge tone="amber">{mismatchText(row)}</Badge>
           </div>
         ) : null}
       </Td>
@@ -277,6 +321,11 @@ function DeliveryRowView({ row }: { row: DeliveryRow }) {
             <summary className="cursor-pointer">
               {plural(row.receipts.length, "receipt")} · last <HttpStatusBadge status={latestReceipt.status} />{" "}
               {latestReceipt.outcome ? <OutcomeBadge outcome={latestReceipt.outcome} /> : null}
+              {refusalReason(latestReceipt) ? (
+                <span className="block text-rose-700" data-testid="refusal-reason">
+                  refused: {refusalReason(latestReceipt)}
+                </span>
+              ) : null}
               <span className="block text-slate-500">{formatTime(latestReceipt.receivedAt)}</span>
             </summary>
             <ul className="mt-1 space-y-1 border-l border-slate-200 pl-2">
@@ -284,6 +333,7 @@ function DeliveryRowView({ row }: { row: DeliveryRow }) {
                 <li key={String(r.id)}>
                   <HttpStatusBadge status={r.status} /> {r.outcome ? <OutcomeBadge outcome={r.outcome} /> : null}{" "}
                   {r.source} · {formatTime(r.receivedAt)}
+                  {refusalReason(r) ? <span className="break-words text-rose-700"> · {refusalReason(r)}</span> : null}
                 </li>
               ))}
             </ul>

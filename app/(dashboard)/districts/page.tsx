@@ -6,13 +6,14 @@ import { Card } from "@/components/ui/card";
 import { FilterActions } from "@/components/ui/filter-controls";
 import { TextField } from "@/components/ui/fields";
 import { KeysetPager } from "@/components/ui/keyset-pager";
-import { EmptyState } from "@/components/ui/empty-state";
+import { EmptyState, FormErrors } from "@/components/ui/empty-state";
 import { formatTime, plural } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
-import type { Actor } from "@/lib/auth/actor";
-import { listDistrictsPage, type DistrictSummary } from "@/lib/keys/list-districts";
+import type { Actor } from "@/lib/core/auth/actor";
+import { parseDistrictSearch } from "@/lib/views/districts/district-filters";
+import { listDistrictsPage, type DistrictSummary } from "@/lib/views/districts/list-districts";
 import { requirePageActor } from "../../_lib/session";
 
 export const metadata = { title: "Districts · Keyhook" };
@@ -26,7 +27,7 @@ export default async function DistrictsPage({
   // A district admin has exactly one district: a one-row list would only cost a click.
   if (actor.role === "district_admin" && actor.tenantId) redirect(`/districts/${encodeURIComponent(actor.tenantId)}`);
   const params = await searchParams;
-  const search = typeof params.q === "string" ? params.q.trim().slice(0, 200) : "";
+  const { search, errors } = parseDistrictSearch(params);
   const after = typeof params.cursor === "string" ? params.cursor : undefined;
   return (
     <>
@@ -37,9 +38,12 @@ export default async function DistrictsPage({
           <FilterActions clearHref="/districts" submitLabel="Search" />
         </form>
       </Card>
-      <Suspense key={`${search}|${after ?? ""}`} fallback={<Skeleton label="Loading districts…" />}>
-        <DistrictList actor={actor} search={search} after={after} />
-      </Suspense>
+      <FormErrors errors={errors} />
+      {errors.length ? null : (
+        <Suspense key={`${search}|${after ?? ""}`} fallback={<Skeleton label="Loading districts…" />}>
+          <DistrictList actor={actor} search={search} after={after} />
+        </Suspense>
+      )}
     </>
   );
 }
@@ -93,7 +97,7 @@ async function DistrictList({ actor, search, after }: { actor: Actor; search: st
 /** Every reason a human should open the district, or a dash. */
 function NeedsAttention({ district: d }: { district: DistrictSummary }) {
   const items = [
-    d.openAlerts ? <Badge tone="amber">{plural(d.openAlerts, "superseded key")}</Badge> : null,
+    d.supersededKeys ? <Badge tone="amber">{plural(d.supersededKeys, "superseded key")}</Badge> : null,
     d.pendingRevokes ? <Badge tone="blue">{d.pendingRevokes} awaiting confirmation</Badge> : null,
     d.quarantined ? <Badge tone="amber">{d.quarantined} in quarantine</Badge> : null,
     d.missingEvents ? <Badge tone="red">{plural(d.missingEvents, "missing event")}</Badge> : null,

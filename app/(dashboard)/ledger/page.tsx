@@ -10,15 +10,15 @@ import { formatTime } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
-import { tenantScope, type Actor } from "@/lib/auth/actor";
-import { decodeCursor } from "@/lib/listing/keyset-cursor";
+import { tenantScope, type Actor } from "@/lib/core/auth/actor";
+import { decodeCursor } from "@/lib/views/listing/keyset-cursor";
 import {
   LEDGER_OUTCOMES,
   ledgerFiltersToQuery,
   parseLedgerFilters,
   type LedgerFilters,
-} from "@/lib/ledger/ledger-filters";
-import { listLedger } from "@/lib/ledger/list-ledger";
+} from "@/lib/views/ledger/ledger-filters";
+import { listLedger } from "@/lib/views/ledger/list-ledger";
 import { orNotFound } from "../../_lib/or-not-found";
 import { requirePageActor } from "../../_lib/session";
 

@@ -2,9 +2,9 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
 import { formatNumber } from "@/components/ui/format";
-import { countOpenAlerts } from "@/lib/alerts/list-alerts";
-import type { Actor } from "@/lib/auth/actor";
-import { can } from "@/lib/auth/permissions";
+import { countOpenAlerts } from "@/lib/views/alerts/list-alerts";
+import type { Actor } from "@/lib/core/auth/actor";
+import { can } from "@/lib/core/auth/permissions";
 
 export async function OpenAlertsLine({ actor }: { actor: Actor }) {
   if (!can(actor, "alerts.view")) return null;

@@ -8,15 +8,19 @@ import {
   formatNumber,
   formatPercent,
   formatTime,
+  plural,
 } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
+import { askPlatformAdmin } from "@/components/ui/role-names";
 import { Skeleton } from "@/components/ui/skeleton";
-import type { Actor } from "@/lib/auth/actor";
-import { getOverview, type Overview } from "@/lib/overview/get-overview";
+import type { Actor } from "@/lib/core/auth/actor";
+import { getOverview, type Overview } from "@/lib/views/overview/get-overview";
 import { requirePageActor } from "../../_lib/session";
 import { SequenceGapsCard } from "../_components/sequence-gaps-card";
+import { LatestEvents } from "./latest-events";
 import { OpenAlertsLine } from "./open-alerts-line";
 import { ReadinessLine } from "./readiness-line";
+import { LEDGER_OUTCOMES } from "@/lib/core/vocabulary";
 
 export const metadata = { title: "Overview · Keyhook" };
 
@@ -72,6 +76,10 @@ async function OverviewNumbers({ actor }: { actor: Actor }) {
       ) : (
         <StaffNumbers overview={overview} />
       )}
+      {/* Above the chart: where a newcomer sees the simulator's changes arrive. */}
+      <Suspense fallback={null}>
+        <LatestEvents actor={actor} />
+      </Suspense>
       <Card title="Deliveries by outcome, last 14 days (UTC)">
         <OutcomeChart chart={overview.chart} />
       </Card>
@@ -79,12 +87,10 @@ async function OverviewNumbers({ actor }: { actor: Actor }) {
   );
 }
 
-const outcomes = ["applied", "stale", "quarantined", "ignored"] as const;
-
 function StaffNumbers({ overview }: { overview: Overview }) {
   return (
     <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
-      {outcomes.map((outcome) => (
+      {LEDGER_OUTCOMES.map((outcome) => (
         <Stat key={outcome} label={`${outcome} today`} value={formatNumber(overview.outcomesToday[outcome] ?? 0)} />
       ))}
       <Stat
@@ -106,14 +112,16 @@ function StaffNumbers({ overview }: { overview: Overview }) {
       <Stat
         label="Active keys"
         value={formatNumber(overview.activeKeys)}
-        hint={overview.openAlerts ? `${overview.openAlerts} superseded, never revoked` : undefined}
-        tone={overview.openAlerts ? "warn" : "default"}
+        hint={
+          overview.supersededKeys ? `${plural(overview.supersededKeys, "key")} superseded, never revoked` : undefined
+        }
+        tone={overview.supersededKeys ? "warn" : "default"}
       />
       <Stat label="Ledger size" value={formatNumber(overview.ledgerRows)} hint="Claims kept for deduplication" />
       <Stat
         label="Delivery success today"
         value={formatPercent(overview.deliverySuccessRate)}
-        hint={`${formatNumber(overview.deliveriesToday)} deliveries answered`}
+        hint={`${plural(overview.deliveriesToday, "delivery", "deliveries")} answered`}
       />
     </div>
   );
@@ -142,14 +150,22 @@ function DistrictNumbers({ overview, district }: { overview: Overview; district:
             </div>
           </div>
         ) : (
-          <div className="mt-1 text-sm font-medium text-amber-800">No active key: open your district to issue one.</div>
+          <div className="mt-1 text-sm font-medium text-amber-800" data-testid="no-active-key">
+            No active key: only a platform admin can issue one; {askPlatformAdmin(district.platformAdmins)}.
+          </div>
         )}
       </Link>
       <Stat
         label="Keys possibly live"
-        value={formatNumber(overview.openAlerts)}
-        tone={overview.openAlerts ? "warn" : "default"}
-        hint={overview.openAlerts ? "Superseded but never revoked: revoke them" : "None besides your key"}
+        value={formatNumber(overview.supersededKeys)}
+        tone={overview.supersededKeys ? "warn" : "default"}
+        hint={
+          overview.supersededKeys
+            ? "Superseded but never revoked: revoke them"
+            : key
+              ? "None besides your key"
+              : "None: this district has no working key"
+        }
         href={districtHref}
       />
       <Stat

@@ -2,9 +2,9 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
 import { formatTime } from "@/components/ui/format";
-import type { Actor } from "@/lib/auth/actor";
-import { can } from "@/lib/auth/permissions";
-import { getReadinessSummary } from "@/lib/readiness/get-readiness";
+import type { Actor } from "@/lib/core/auth/actor";
+import { can } from "@/lib/core/auth/permissions";
+import { getReadinessSummary } from "@/lib/views/readiness/get-readiness";
 
 export async function ReadinessLine({ actor }: { actor: Actor }) {
   if (!can(actor, "readiness.view")) return null;

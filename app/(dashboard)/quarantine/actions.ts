@@ -1,7 +1,7 @@
 "use server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { resolveQuarantinedEvent } from "@/lib/quarantine/resolve-quarantined-event";
+import { resolveQuarantinedEvent } from "@/lib/operations/quarantine/resolve-quarantined-event";
 import { action, text } from "../../_lib/run-action";
 
 export const resolveQuarantineAction = action(

@@ -8,11 +8,11 @@ import { boundedCountIsZero, formatBoundedCount, formatNumber, formatTime } from
 import { KeysetPager } from "@/components/ui/keyset-pager";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
-import type { Actor } from "@/lib/auth/actor";
-import { can } from "@/lib/auth/permissions";
-import { decodeCursor } from "@/lib/listing/keyset-cursor";
-import { listQuarantine } from "@/lib/quarantine/list-quarantine";
-import { RESOLUTIONS } from "@/lib/quarantine/resolve-quarantined-event";
+import type { Actor } from "@/lib/core/auth/actor";
+import { can } from "@/lib/core/auth/permissions";
+import { decodeCursor } from "@/lib/views/listing/keyset-cursor";
+import { listQuarantine } from "@/lib/views/quarantine/list-quarantine";
+import { RESOLUTIONS } from "@/lib/operations/quarantine/resolve-quarantined-event";
 import { requirePageActor } from "../../_lib/session";
 import { resolveQuarantineAction } from "./actions";
 
@@ -96,8 +96,10 @@ async function QuarantineLists({ actor, cursorParam }: { actor: Actor; cursorPar
       </Card>
       <Card title={`Superseded keys (${formatNumber(supersededTotal)})`}>
         <p className="mb-3 text-sm text-slate-600">
-          A newer key replaced these without the provider deactivating them: they may still work. Revoke them from their
-          district page.
+          A newer key replaced these without the provider deactivating them: they may still work.{" "}
+          {can(actor, "key.revoke")
+            ? "Revoke them from their district page."
+            : "Your role may not revoke a key: ask a platform admin or the district's admin to revoke them from the district page."}
         </p>
         {supersededKeys.length === 0 ? (
           <EmptyState title="No possibly-live keys" />

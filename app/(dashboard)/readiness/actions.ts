@@ -1,7 +1,7 @@
 "use server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { runReadinessAs } from "@/lib/readiness/run-readiness";
+import { runReadinessAs } from "@/lib/operations/readiness/run-readiness";
 import { action } from "../../_lib/run-action";
 
 export const runReadinessAction = action("readiness.run", z.object({}), async (_input, actor) => {

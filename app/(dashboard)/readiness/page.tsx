@@ -7,10 +7,10 @@ import { formatTime } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, Td, Th } from "@/components/ui/table";
-import type { Actor } from "@/lib/auth/actor";
-import { can } from "@/lib/auth/permissions";
-import { CANARY_TENANT_ID } from "@/lib/readiness/canary";
-import { listReadinessRuns, type StoredReadinessRun } from "@/lib/readiness/get-readiness";
+import type { Actor } from "@/lib/core/auth/actor";
+import { can } from "@/lib/core/auth/permissions";
+import { CANARY_TENANT_ID } from "@/lib/core/tenancy/canary";
+import { listReadinessRuns, type StoredReadinessRun } from "@/lib/views/readiness/get-readiness";
 import { requirePageActor } from "../../_lib/session";
 import { runReadinessAction } from "./actions";
 

@@ -2,7 +2,7 @@
 import { plural } from "@/components/ui/format";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { saveRetentionSettings } from "@/lib/retention/save-retention-settings";
+import { updateRetentionSettings } from "@/lib/operations/retention/settings";
 import { action, text } from "../../_lib/run-action";
 
 // Numbers are parsed leniently here and validated by the retention service, whose message
@@ -13,7 +13,7 @@ export const saveRetentionAction = action(
   "retention.edit",
   z.object({ retentionDays: text(10), retryHorizonHours: text(10), payloadRetentionDays: text(10) }),
   async (input, actor) => {
-    const saved = await saveRetentionSettings({
+    const saved = await updateRetentionSettings({
       actor,
       retentionDays: number(input.retentionDays),
       retryHorizonHours: number(input.retryHorizonHours),

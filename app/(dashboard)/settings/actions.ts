@@ -1,8 +1,13 @@
 "use server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { createAlertChannel, deleteAlertChannel, setAlertChannelEnabled } from "@/lib/notifications/manage-channels";
-import { registerWebhook } from "@/lib/settings/register-webhook";
+import {
+  createAlertChannel,
+  deleteAlertChannel,
+  setAlertChannelEnabled,
+} from "@/lib/operations/notifications/manage-channels";
+import { sendTestMessage } from "@/lib/operations/notifications/send-test-message";
+import { registerWebhook } from "@/lib/operations/provider/register-webhook";
 import { action, text } from "../../_lib/run-action";
 
 // It reads nothing from the form: the URL is the one this deployment's configuration names.
@@ -20,11 +25,23 @@ export const registerWebhookAction = action("settings.manage", z.object({}), asy
 // again and validates each kind's fields (a bad URL or address comes back as the form's message).
 const oneChannel = z.object({ channelId: text(100) });
 const byChannelId = { target: (input: { channelId: string }) => input.channelId };
-const channelKindLabel: Record<string, string> = { slack: "Slack", webhook: "JSON webhook", email: "email" };
+const channelKindLabel: Record<string, string> = {
+  slack: "Slack",
+  webhook: "JSON webhook",
+  email: "email",
+  audit_stream: "audit stream",
+};
 
 export const createAlertChannelAction = action(
   "settings.manage",
-  z.object({ kind: text(20), name: text(200), target: text(2_000), smtpUrl: text(2_000), fromAddress: text(400) }),
+  z.object({
+    kind: text(20),
+    name: text(200),
+    target: text(2_000),
+    smtpUrl: text(2_000),
+    fromAddress: text(400),
+    receivesCheckpoints: text(10),
+  }),
   async (input, actor) => {
     const created = await createAlertChannel({ actor, input });
     revalidatePath("/settings");
@@ -67,6 +84,17 @@ export const deleteAlertChannelAction = action(
     const result = await deleteAlertChannel({ actor, channelId: input.channelId });
     revalidatePath("/settings");
     return `Deleted the channel "${result.name}".`;
+  },
+  byChannelId,
+);
+
+export const testAlertChannelAction = action(
+  "settings.manage",
+  oneChannel,
+  async (input, actor) => {
+    const result = await sendTestMessage({ actor, channelId: input.channelId });
+    revalidatePath("/settings");
+    return { ok: result.delivered, message: result.message };
   },
   byChannelId,
 );

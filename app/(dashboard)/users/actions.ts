@@ -1,10 +1,11 @@
 "use server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { createUser } from "@/lib/users/create-user";
-import { disableUser, enableUser } from "@/lib/users/set-user-disabled";
-import { unlockUser } from "@/lib/users/unlock-user";
-import { updateUser } from "@/lib/users/update-user";
+import { createUser } from "@/lib/operations/users/create-user";
+import { disableUser, enableUser } from "@/lib/operations/users/set-user-disabled";
+import { resetUserFactors } from "@/lib/operations/users/reset-user-factors";
+import { unlockUser } from "@/lib/operations/users/unlock-user";
+import { updateUser } from "@/lib/operations/users/update-user";
 import { action, text, verbatim } from "../../_lib/run-action";
 
 // The wrapper checks users.manage before reading the form; the lib function checks again.
@@ -74,6 +75,17 @@ export const updateUserAction = action(
     const result = await updateUser({ actor, userId: input.userId, role: input.role, tenantId: input.tenantId });
     revalidatePath("/users");
     return `${result.email} is now ${result.role.replace("_", " ")}${result.tenantId ? ` of ${result.tenantId}` : ""}.`;
+  },
+  byUserId,
+);
+
+export const resetFactorsAction = action(
+  "users.manage",
+  oneUser,
+  async (input, actor) => {
+    const result = await resetUserFactors({ actor, userId: input.userId });
+    revalidatePath("/users");
+    return `${result.email}'s second factors are reset (${result.removed} removed); their sessions ended, and they enrol again at their next sign-in.`;
   },
   byUserId,
 );

@@ -5,8 +5,8 @@ import { formatTime, plural } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { ROLE_NAMES } from "@/components/ui/role-names";
 import { Table, Td, Th } from "@/components/ui/table";
-import type { Role } from "@/lib/auth/actor";
-import { listUsers, type UserStatus } from "@/lib/users/list-users";
+import type { Role } from "@/lib/core/auth/actor";
+import { listUsers, type UserStatus } from "@/lib/views/users/list-users";
 import { requirePageActor } from "../../_lib/session";
 import { CreateUserForm, UserRowActions } from "./user-forms";
 
@@ -61,6 +61,9 @@ export default async function UsersPage() {
                     </Td>
                     <Td label="Status">
                       <StatusBadge status={user.status} />
+                      <div className="text-xs text-slate-500" data-testid="second-factors">
+                        {user.factors > 0 ? plural(user.factors, "second factor") : "no second factor"}
+                      </div>
                       {user.failedLogins > 0 ? (
                         <div className="text-xs text-slate-500">{plural(user.failedLogins, "failed sign-in")}</div>
                       ) : null}

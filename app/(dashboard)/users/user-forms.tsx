@@ -2,8 +2,15 @@
 // the action's result (or its validation error) next to its button.
 import { ActionForm } from "@/components/action-form";
 import { TextField } from "@/components/ui/fields";
-import type { UserView } from "@/lib/users/list-users";
-import { createUserAction, disableUserAction, enableUserAction, unlockUserAction, updateUserAction } from "./actions";
+import type { UserView } from "@/lib/views/users/list-users";
+import {
+  createUserAction,
+  disableUserAction,
+  enableUserAction,
+  resetFactorsAction,
+  unlockUserAction,
+  updateUserAction,
+} from "./actions";
 import { RoleDistrictFields } from "./role-district-fields";
 
 type District = { id: string; name: string | null };
@@ -36,7 +43,7 @@ export function UserRowActions({
 }) {
   return (
     <div className="space-y-3">
-      {/* Your own role, and disabling yourself, are changed by another platform admin (see lib/users). */}
+      {/* Your own role, and disabling yourself, are changed by another platform admin (see lib/operations/users). */}
       {isSelf ? (
         <p className="text-xs text-slate-500">This is you: another platform admin changes your role or disables you.</p>
       ) : (
@@ -60,6 +67,18 @@ export function UserRowActions({
               }}
             />
           )}
+          {user.factors > 0 ? (
+            <ActionForm
+              action={resetFactorsAction}
+              hidden={{ userId: user.id }}
+              submitLabel="Reset second factor"
+              tone="secondary"
+              confirm={{
+                prompt: `Remove every second factor and recovery code of ${user.email}? Their sessions end, and they must enrol again at their next sign-in.`,
+                confirmLabel: "Yes, reset",
+              }}
+            />
+          ) : null}
         </>
       )}
       {user.status.kind === "locked" || user.failedLogins > 0 ? (

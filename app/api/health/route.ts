@@ -1,4 +1,4 @@
-import { checkLiveness } from "@/lib/health/check-health";
+import { checkLiveness } from "@/lib/operations/health/check-health";
 
 // Liveness, public on purpose (load balancers, orchestrators): the process answers. It does not
 // touch the database, so a database outage never gets healthy replicas restarted; readiness is

@@ -24,7 +24,7 @@ CREATE TRIGGER "audit_log_append_only" BEFORE UPDATE OR DELETE ON "audit_log"
 -- caller runs it inside ONE Prisma interactive transaction at READ COMMITTED; in plpgsql every
 -- statement takes a fresh snapshot, so the key rows are read AFTER the tenant lock is held and
 -- always reflect the last committed change. The reference model of these rules, used by the
--- property-based tests, is lib/keys/lifecycle-model.ts.
+-- property-based tests, is test/core/keys/lifecycle-model.ts.
 CREATE FUNCTION keyhook_apply_event(
   p_tenant_id text,
   p_event_id text,

@@ -159,7 +159,7 @@ BEGIN
         WHERE id = p_key_id;
         v_reason := format('key %s was already %s; it stays deactivated', p_key_id, v_key.status);
       ELSE
-        -- Every writer of a district's keys takes the tenant lock first (lib/keys/tenant-lock.ts),
+        -- Every writer of a district's keys takes the tenant lock first (lib/core/keys/tenant-lock.ts),
         -- so the key read above is current. The status guard is a second line, re-checked on the
         -- row version this UPDATE locks: should a writer ever skip the lock, a revoked key still
         -- never becomes active again.

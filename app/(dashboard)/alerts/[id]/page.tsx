@@ -7,9 +7,9 @@ import { SelectField, TextField } from "@/components/ui/fields";
 import { formatNumber, formatTime } from "@/components/ui/format";
 import { PageHeader } from "@/components/ui/page-header";
 import { Table, Td, Th } from "@/components/ui/table";
-import { isDriftKind, RESOLUTIONS } from "@/lib/alerts/alert-kinds";
-import { getAlert, type AlertDetail } from "@/lib/alerts/get-alert";
-import { printJson } from "@/lib/json/print-json";
+import { isDriftKind, RESOLUTIONS } from "@/lib/operations/alerts/alert-kinds";
+import { getAlert, type AlertDetail } from "@/lib/views/alerts/get-alert";
+import { printJson } from "@/lib/core/json/print-json";
 import { orNotFound } from "../../../_lib/or-not-found";
 import { requirePageActor } from "../../../_lib/session";
 import { acknowledgeAlertAction, resolveAlertAction } from "../actions";
@@ -22,8 +22,12 @@ const resolutionHelp: Record<string, string> = {
     "Revoke the key at the provider (staged in the outbox, sent by the worker with a stable idempotency key).",
   recorded_provider_state:
     "Record the provider's state here: our live copy of the key becomes rotated or revoked (audited).",
-  explained: "Mark as explained: nothing changes; the note says why. The same difference stays resolved.",
-  resolved: "Mark as resolved: you dealt with it. A condition that comes back opens it again.",
+  resent:
+    "Send again: the call goes back in the queue under its idempotency key (a call the provider already carried out answers with its first result, never twice).",
+  explained:
+    "Mark as explained: nothing changes; the note says why. It stays resolved as long as the same condition holds; a change, or the condition ending and coming back, opens it again.",
+  resolved:
+    "Mark as resolved: you dealt with it. It stays resolved while the condition holds; a change, or the condition ending and coming back, opens it again.",
 };
 
 export default async function AlertPage({ params }: { params: Promise<{ id: string }> }) {
@@ -57,6 +61,13 @@ export default async function AlertPage({ params }: { params: Promise<{ id: stri
   if (alert.resolution)
     facts.push(["Resolution", (RESOLUTIONS as Record<string, string>)[alert.resolution] ?? alert.resolution]);
   if (alert.note) facts.push(["Note", alert.note]);
+  if (alert.state === "resolved" && alert.resolution !== "condition_cleared")
+    facts.push([
+      "Condition",
+      alert.conditionClearedAt
+        ? `gone since ${formatTime(alert.conditionClearedAt)}`
+        : "still holds: this decision stands until it changes",
+    ]);
   const drift = isDriftKind(alert.kind);
   return (
     <>
@@ -153,7 +164,9 @@ function AlertActions({ alert }: { alert: AlertDetail }) {
           hidden={{ id: alert.id }}
           submitLabel="Resolve"
           confirm={
-            resolutions.includes("revoke_requested") || resolutions.includes("recorded_provider_state")
+            resolutions.includes("revoke_requested") ||
+            resolutions.includes("recorded_provider_state") ||
+            resolutions.includes("resent")
               ? { prompt: "Resolve this alert with the chosen action?", confirmLabel: "Yes, resolve" }
               : undefined
           }

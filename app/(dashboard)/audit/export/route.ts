@@ -1,5 +1,5 @@
-import { auditCsvLines } from "@/lib/audit/audit-csv-lines";
-import { parseAuditFilters } from "@/lib/audit/audit-filters";
+import { auditCsvLines } from "@/lib/views/audit/audit-csv-lines";
+import { parseAuditFilters } from "@/lib/views/audit/audit-filters";
 import { csvExportRoute } from "../../../_lib/csv-export-route";
 
 export const dynamic = "force-dynamic";

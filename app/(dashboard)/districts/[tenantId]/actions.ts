@@ -1,9 +1,9 @@
 "use server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { issueKey } from "@/lib/keys/issue-key";
-import { revokeKey } from "@/lib/keys/revoke-key";
-import { rotateKey } from "@/lib/keys/rotate-key";
+import { issueKey } from "@/lib/core/keys/issue-key";
+import { revokeKey } from "@/lib/core/keys/revoke-key";
+import { rotateKey } from "@/lib/core/keys/rotate-key";
 import { action, text } from "../../../_lib/run-action";
 
 const oneKey = z.object({ keyId: text(200) });
@@ -15,9 +15,10 @@ export const revokeKeyAction = action(
   async (input, actor) => {
     const result = await revokeKey({ actor, keyId: input.keyId });
     revalidatePath(`/districts/${encodeURIComponent(result.tenantId)}`);
+    // What was done, not a state that moves on: the row above shows the provider's confirmation.
     return result.outcome === "revoked"
-      ? `Key ${result.keyId} revoked, awaiting provider confirmation.`
-      : `Key ${result.keyId} was already revoked.`;
+      ? `Revoked ${result.keyId} here and sent the revoke to the provider.`
+      : `${result.keyId} was already revoked.`;
   },
   byKeyId,
 );
@@ -27,6 +28,7 @@ export const rotateKeyAction = action(
   oneKey,
   async (input, actor) => {
     const result = await rotateKey({ actor, keyId: input.keyId });
+    revalidatePath(`/districts/${encodeURIComponent(result.tenantId)}`);
     return result.staged
       ? `Rotation of ${input.keyId} requested from the provider; the new key appears here when its webhook arrives.`
       : `Rotation of ${input.keyId} was already requested.`;
@@ -44,6 +46,7 @@ export const issueKeyAction = action(
       scopes: input.scopes.split(/[\s,]+/),
       requestToken: input.requestToken,
     });
+    revalidatePath(`/districts/${encodeURIComponent(input.tenantId)}`);
     return result.staged
       ? "New key requested from the provider; it appears here when its webhook arrives."
       : "This request was already sent; the new key appears here when its webhook arrives.";

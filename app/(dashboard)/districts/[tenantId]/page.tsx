@@ -9,24 +9,31 @@ import { TextField } from "@/components/ui/fields";
 import { formatNumber, formatTime, plural } from "@/components/ui/format";
 import { KeysetPager } from "@/components/ui/keyset-pager";
 import { PageHeader } from "@/components/ui/page-header";
+import { askPlatformAdmin } from "@/components/ui/role-names";
 import { Table, Td, Th } from "@/components/ui/table";
-import { can } from "@/lib/auth/permissions";
+import { can } from "@/lib/core/auth/permissions";
 import {
   getDistrict,
-  INACTIVE_KEY_STATUSES,
+  type DistrictDetail,
   RECENT_KEY_MINUTES,
   revokeStateOf,
-  type InactiveKeyStatus,
   type KeyView,
-} from "@/lib/keys/get-district";
+} from "@/lib/views/districts/get-district";
+import { TERMINAL_KEY_STATUSES, type KeyStatus, type TerminalKeyStatus } from "@/lib/core/vocabulary";
 import { orNotFound } from "../../../_lib/or-not-found";
 import { requirePageActor } from "../../../_lib/session";
 import { SequenceGapsCard } from "../../_components/sequence-gaps-card";
 import { issueKeyAction, revokeKeyAction, rotateKeyAction } from "./actions";
+import { ProviderRequestsCard } from "./provider-requests";
 
 export const metadata = { title: "District · Keyhook" };
 
-const statusTone = { active: "green", superseded: "amber", rotated: "slate", revoked: "red" } as const;
+const statusTone = {
+  active: "green",
+  superseded: "amber",
+  rotated: "slate",
+  revoked: "red",
+} as const satisfies Record<KeyStatus, string>;
 
 function KeyStatus({ keyView }: { keyView: KeyView }) {
   const revoke = revokeStateOf(keyView);
@@ -47,7 +54,12 @@ function KeyStatus({ keyView }: { keyView: KeyView }) {
       {keyView.status === "rotated" && keyView.rotatedAt ? (
         <span className="text-xs text-slate-600">replaced at {formatTime(keyView.rotatedAt)}</span>
       ) : null}
-      {keyView.status === "superseded" ? (
+      {keyView.status === "superseded" && keyView.arrivedStale ? (
+        <span className="text-xs text-amber-800" data-testid="arrived-stale">
+          arrived stale (sequence {keyView.arrivedStale.sequence}, not above this district&apos;s newest activation):
+          never active here, possibly live at the provider
+        </span>
+      ) : keyView.status === "superseded" ? (
         <span className="text-xs text-amber-800">possibly live: nobody revoked it</span>
       ) : null}
     </div>
@@ -64,15 +76,16 @@ export default async function DistrictPage({
   const actor = await requirePageActor("districts.view");
   const { tenantId } = await params;
   const query = await searchParams;
-  const inactiveStatus = (INACTIVE_KEY_STATUSES as readonly string[]).includes(String(query.keys))
-    ? (query.keys as InactiveKeyStatus)
+  const inactiveStatus = (TERMINAL_KEY_STATUSES as readonly string[]).includes(String(query.keys))
+    ? (query.keys as TerminalKeyStatus)
     : undefined;
   const inactiveCursor = typeof query.cursor === "string" ? query.cursor : undefined;
   const district = await orNotFound(() =>
     getDistrict({ actor, tenantId: decodeURIComponent(tenantId), inactiveStatus, inactiveCursor }),
   );
   const mayRevoke = can(actor, "key.revoke");
-  const mayRotate = can(actor, "key.rotate");
+  const activeKey = district.currentKeys.find((key) => key.status === "active") ?? null;
+  const askAdmin = askPlatformAdmin(district.platformAdmins);
   const basePath = `/districts/${encodeURIComponent(district.id)}`;
   return (
     <>
@@ -81,8 +94,12 @@ export default async function DistrictPage({
         description={
           <span data-testid="district-sequences">
             {district.id}
-            {district.highestSequenceSeen !== null ? ` · latest event: sequence ${district.highestSequenceSeen}` : ""} ·
-            newest key activation: sequence {String(district.highWaterMark)} (an older issue or rotation is stale)
+            {/* Sequences are the provider's numbering: staff reason with them, a district admin does not. */}
+            {actor.role === "district_admin"
+              ? ""
+              : district.highWaterMark > 0n
+                ? `${district.highestSequenceSeen !== null ? ` · latest event: sequence ${district.highestSequenceSeen}` : ""} · newest key activation: sequence ${district.highWaterMark} (an older issue or rotation is stale)`
+                : " · no key activated yet"}
           </span>
         }
       />
@@ -113,7 +130,15 @@ export default async function DistrictPage({
                     : ": every key of this district is deactivated."}
                 </p>
               )}
-              <KeysTable label="Keys" keys={district.currentKeys} actions={{ mayRevoke, mayRotate }} />
+              <KeysTable
+                label="Keys"
+                keys={district.currentKeys}
+                actions={
+                  mayRevoke
+                    ? { districtId: district.id, askPlatformAdmin: askAdmin, mayIssue: can(actor, "key.issue") }
+                    : undefined
+                }
+              />
             </>
           )}
           {district.inactiveCount > 0 ? (
@@ -129,7 +154,7 @@ export default async function DistrictPage({
               </summary>
               <div className="border-t border-slate-200 px-1 pb-2">
                 <nav aria-label="Inactive keys by status" className="flex flex-wrap gap-1 px-2 pt-2 text-sm">
-                  {[undefined, ...INACTIVE_KEY_STATUSES].map((status) => {
+                  {[undefined, ...TERMINAL_KEY_STATUSES].map((status) => {
                     const count = status ? district.inactiveByStatus[status] : district.inactiveCount;
                     const selected = status === inactiveStatus;
                     return (
@@ -162,22 +187,16 @@ export default async function DistrictPage({
           ) : null}
         </Card>
 
-        {can(actor, "key.issue") ? (
-          <Card title="Issue a new key">
-            <ActionForm
-              action={issueKeyAction}
-              hidden={{ tenantId: district.id, requestToken: randomBytes(16).toString("hex") }}
-              submitLabel="Issue key"
-            >
-              <TextField
-                label="Scopes (space or comma separated)"
-                name="scopes"
-                placeholder="rosters:read grades:read"
-                required
-              />
-            </ActionForm>
-          </Card>
-        ) : null}
+        <NewKeyCard
+          district={district}
+          activeKey={activeKey}
+          mayIssue={can(actor, "key.issue")}
+          mayRotate={can(actor, "key.rotate")}
+          isDistrictAdmin={actor.role === "district_admin"}
+          askPlatformAdmin={askAdmin}
+        />
+
+        <ProviderRequestsCard requests={district.providerRequests} highWaterMark={district.highWaterMark} />
 
         <SequenceGapsCard actor={actor} tenantId={district.id} showDistrict={false} />
 
@@ -212,7 +231,7 @@ export default async function DistrictPage({
   );
 }
 
-const countOrder = ["active", "superseded", "revoked", "rotated"];
+const countOrder: readonly string[] = ["active", "superseded", "revoked", "rotated"] satisfies KeyStatus[];
 
 /** "1 active · 71 revoked · 428 rotated": every status the district has keys in. */
 function keyCountsText(counts: Record<string, number>): string {
@@ -224,16 +243,10 @@ function keyCountsText(counts: Record<string, number>): string {
   return `${plural(total, "key")}: ${statuses.map((status) => `${formatNumber(counts[status]!)} ${status}`).join(" · ")}`;
 }
 
-function KeysTable({
-  label,
-  keys,
-  actions,
-}: {
-  label: string;
-  keys: KeyView[];
-  actions?: { mayRevoke: boolean; mayRotate: boolean };
-}) {
-  const withActions = actions && (actions.mayRevoke || actions.mayRotate);
+type RowActions = { districtId: string; askPlatformAdmin: string; mayIssue: boolean };
+
+function KeysTable({ label, keys, actions }: { label: string; keys: KeyView[]; actions?: RowActions }) {
+  const withActions = actions !== undefined;
   return (
     <Table label={label} stack>
       <thead>
@@ -265,9 +278,9 @@ function KeysTable({
               {key.rotatedAt ? <KeyTime label="rotated" at={key.rotatedAt} /> : null}
               {key.revokedAt ? <KeyTime label="revoked" at={key.revokedAt} /> : null}
             </Td>
-            {withActions ? (
+            {actions ? (
               <Td className="md:min-w-40">
-                <KeyActions keyView={key} {...actions} />
+                <KeyActions keyView={key} actions={actions} />
               </Td>
             ) : null}
           </tr>
@@ -287,34 +300,127 @@ function KeyTime({ label, at }: { label: string; at: Date }) {
   );
 }
 
-// Only what would change something: a deactivated key cannot be revoked again, only an active key
-// rotates. A revoke waiting for the provider says so instead of offering a button.
-function KeyActions({ keyView, mayRevoke, mayRotate }: { keyView: KeyView; mayRevoke: boolean; mayRotate: boolean }) {
-  if (revokeStateOf(keyView) === "awaiting_confirmation")
-    return (
+// Revoke only: rotate replaces the district's key and lives with issue below, away from here.
+// The revoke form stays in place once the key is revoked (a note instead of its button), so its
+// answer stays on the row that was clicked. The confirmation of the district's active key says
+// the district is left without one, and who can issue the next.
+function KeyActions({ keyView, actions }: { keyView: KeyView; actions: RowActions }) {
+  const revoke = revokeStateOf(keyView);
+  const done =
+    revoke === "awaiting_confirmation" ? (
       <p className="text-xs text-slate-500">
         Revoke sent; the provider&apos;s confirmation shows here when it arrives.
       </p>
-    );
-  if (keyView.status === "revoked" || keyView.status === "rotated")
-    return <p className="text-xs text-slate-500">Deactivated: nothing to do.</p>;
+    ) : keyView.status === "revoked" || keyView.status === "rotated" ? (
+      <p className="text-xs text-slate-500">Deactivated: nothing to do.</p>
+    ) : undefined;
+  const leftWithout =
+    keyView.status === "active"
+      ? actions.mayIssue
+        ? ` ${actions.districtId} will be left without an active key until a new one is issued (Issue a new key, below).`
+        : ` ${actions.districtId} will be left without a key, and only a platform admin can issue a new one: ${actions.askPlatformAdmin}.`
+      : "";
   return (
     <div className="flex flex-wrap gap-2 md:flex-col">
-      {mayRevoke ? (
-        <ActionForm
-          action={revokeKeyAction}
-          hidden={{ keyId: keyView.id }}
-          submitLabel="Revoke"
-          tone="danger"
-          confirm={{
-            prompt: `Revoke ${keyView.id}? Anything using it stops working. This cannot be undone.`,
-            confirmLabel: "Yes, revoke",
-          }}
-        />
-      ) : null}
-      {mayRotate && keyView.status === "active" ? (
-        <ActionForm action={rotateKeyAction} hidden={{ keyId: keyView.id }} submitLabel="Rotate" tone="secondary" />
-      ) : null}
+      <ActionForm
+        action={revokeKeyAction}
+        hidden={{ keyId: keyView.id }}
+        submitLabel="Revoke"
+        tone="danger"
+        done={done}
+        confirm={{
+          prompt: `Revoke ${keyView.id}? Anything using it stops working.${leftWithout} This cannot be undone.`,
+          confirmLabel: "Yes, revoke",
+        }}
+      />
     </div>
   );
+}
+
+/**
+ * How this district gets a new key, offering only what the provider accepts: with an active key,
+ * rotating it (the provider allows one active key at a time); without one, issuing. Confirmed like
+ * a revoke, since rotating ends the key in use. A district admin, who may do neither, is told
+ * whom to ask.
+ */
+function NewKeyCard({
+  district,
+  activeKey,
+  mayIssue,
+  mayRotate,
+  isDistrictAdmin,
+  askPlatformAdmin,
+}: {
+  district: DistrictDetail;
+  activeKey: KeyView | null;
+  mayIssue: boolean;
+  mayRotate: boolean;
+  isDistrictAdmin: boolean;
+  askPlatformAdmin: string;
+}) {
+  const inFlight = district.providerRequests.find(
+    (request) =>
+      (request.kind === "key.issue" || request.kind === "key.rotate") &&
+      (request.state === "pending" || (request.state === "sent" && !request.madeKey)),
+  );
+  if (isDistrictAdmin)
+    return (
+      <Card key="help" title="A new key">
+        <p className="text-sm text-slate-700" data-testid="new-key-help">
+          {activeKey
+            ? `To replace ${activeKey.id}, or if it leaked, a platform admin rotates it: ${askPlatformAdmin}. You can revoke it yourself above, which leaves the district without a key until they issue one.`
+            : `This district has no active key. Only a platform admin can issue one: ${askPlatformAdmin}.`}
+        </p>
+      </Card>
+    );
+  if (activeKey && mayRotate)
+    return (
+      <Card key="rotate" title="Replace the key">
+        <p className="mb-3 text-sm text-slate-700" data-testid="new-key-help">
+          {activeKey.id} is this district&apos;s active key. The provider allows one active key at a time, so a new key
+          comes by rotating this one: the provider issues its successor and deactivates {activeKey.id} at once.
+        </p>
+        <ActionForm
+          action={rotateKeyAction}
+          hidden={{ keyId: activeKey.id }}
+          submitLabel={`Rotate ${activeKey.id}`}
+          tone="secondary"
+          disabledReason={inFlight ? inFlightReason(inFlight) : undefined}
+          confirm={{
+            prompt: `Rotate ${activeKey.id}? The provider issues a new key and deactivates ${activeKey.id} at once: anything still using it stops working until it is given the new key. The new key appears here when the provider's webhook arrives; its secret is handed out by the provider, never shown here.`,
+            confirmLabel: "Yes, rotate",
+          }}
+        />
+      </Card>
+    );
+  const possiblyLive = district.currentKeys.find((key) => key.status === "superseded");
+  if (!activeKey && mayIssue)
+    return (
+      <Card key="issue" title="Issue a new key">
+        <ActionForm
+          action={issueKeyAction}
+          hidden={{ tenantId: district.id, requestToken: randomBytes(16).toString("hex") }}
+          submitLabel="Issue key"
+          disabledReason={
+            inFlight
+              ? inFlightReason(inFlight)
+              : possiblyLive
+                ? `${possiblyLive.id} may still be active at the provider (superseded here, never revoked), and the provider allows one active key at a time: revoke it above first, then issue.`
+                : undefined
+          }
+        >
+          <TextField
+            label="Scopes (space or comma separated)"
+            name="scopes"
+            placeholder="rosters:read grades:read"
+            required
+          />
+        </ActionForm>
+      </Card>
+    );
+  return null;
+}
+
+function inFlightReason(request: { kind: string; requestedAt: Date }): string {
+  return `A new key was requested at ${formatTime(request.requestedAt)} (${request.kind === "key.rotate" ? "rotation" : "issue"}); wait for it (Requests to the provider, below).`;
 }

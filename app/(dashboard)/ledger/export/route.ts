@@ -1,6 +1,6 @@
-import { tenantScope } from "@/lib/auth/actor";
-import { ledgerCsvLines } from "@/lib/ledger/ledger-csv-lines";
-import { parseLedgerFilters } from "@/lib/ledger/ledger-filters";
+import { tenantScope } from "@/lib/core/auth/actor";
+import { ledgerCsvLines } from "@/lib/views/ledger/ledger-csv-lines";
+import { parseLedgerFilters } from "@/lib/views/ledger/ledger-filters";
 import { csvExportRoute } from "../../../_lib/csv-export-route";
 
 export const dynamic = "force-dynamic";

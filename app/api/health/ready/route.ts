@@ -1,4 +1,4 @@
-import { checkReadiness } from "@/lib/health/check-health";
+import { checkReadiness } from "@/lib/operations/health/check-health";
 
 // Readiness, public on purpose (load balancers): states only, never error text, host or port
 // (the reason is in the log).

@@ -1,4 +1,4 @@
-import { handleKeyWebhook } from "@/lib/ingest/handle-key-webhook";
+import { handleKeyWebhook } from "@/http/webhook/receive-key-webhook";
 
 // The provider authenticates with its signature, not a session: no auth check here by design.
 export const dynamic = "force-dynamic";
