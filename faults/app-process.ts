@@ -105,7 +105,7 @@ export function createAppProcess(options: {
       child.kill("SIGTERM");
       const inTime = await Promise.race([
         exited.then(() => true),
-        new Promise<boolean>((r) => setTimeout(() => r(false), 15_000)),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 15_000).unref()),
       ]);
       // Whatever is left (an orphaned next-server, the watchdog) goes the hard way.
       if (!inTime || !(await waitUntilGone(tree, 3_000))) {

@@ -60,7 +60,8 @@ export function startDevStack(options: { port: number; env: Record<string, strin
       child.kill("SIGTERM");
       const stopped = await Promise.race([
         exited.then(() => true),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 45_000)),
+        // Unref'd: a stack that stops in time must not keep the caller alive for the rest of the wait.
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 45_000).unref()),
       ]);
       if (!stopped) {
         try {
