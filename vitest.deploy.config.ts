@@ -1,6 +1,6 @@
 // `npm run test:deploy`: tests of the deployable artifact (.next/standalone, built first), run
-// as real processes one file at a time (each starts the production server). Same aliases and
-// database setup as vitest.config.ts; only which files run differs.
+// as real processes, as many files at a time as vitest.config.ts runs: each starts its own
+// production server on its own port (test/deploy/ports.test.ts). Same aliases and database setup.
 import { defineConfig } from "vitest/config";
 import base from "./vitest.config";
 
@@ -10,7 +10,6 @@ export default defineConfig({
     ...base.test,
     include: ["test/deploy/**/*.test.ts"],
     exclude: ["**/node_modules/**"],
-    fileParallelism: false,
     testTimeout: 120_000,
   },
 });

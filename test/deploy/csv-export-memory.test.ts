@@ -11,7 +11,7 @@ import { signInCookie } from "../support/sign-in";
 import { DEMO_TOTP_SECRET } from "../../lib/operations/demo/demo-data";
 import { copyArtifact, createEmptyDatabase, DEPLOY_PORT, startArtifact, type RunningArtifact } from "./standalone-app";
 
-const PORT = DEPLOY_PORT + 5;
+const PORT = DEPLOY_PORT + 6;
 const ROWS = 1_000_000;
 const EXPORT_RSS_BOUND_MIB = 40;
 const EMAIL = "export-support@keyhook.test";
