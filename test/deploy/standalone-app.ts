@@ -15,7 +15,7 @@ import { TEST_SECRET } from "../support/webhooks";
 import { SERVER_NODE_OPTIONS } from "../../server/server-node-options";
 import { buildKeyEvent, signDelivery, type KeyEventInput } from "@/lib/operations/provider/signed-delivery";
 
-const ARTIFACT = path.resolve(".next/standalone");
+export const ARTIFACT = path.resolve(".next/standalone");
 
 /** Base of this suite's fixed ports (each file adds its own offset); overridable like the others. */
 export const DEPLOY_PORT = Number(process.env.DEPLOY_TEST_PORT ?? 4590);

@@ -2,12 +2,14 @@
 // with `node keyhook-start.mjs` on an empty database, it migrates it, passes the health check
 // and commits one signed delivery (the Dockerfile's runtime stage runs the same command).
 import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { createInterface } from "node:readline";
 import pg from "pg";
 import { TEST_AUDIT_SIGNING_KEY, TEST_ENCRYPTION_KEYS } from "../support/encryption-keys";
 import { TEST_SECRET } from "../support/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  ARTIFACT,
   copyArtifact,
   createEmptyDatabase,
   DEPLOY_PORT,
@@ -37,6 +39,20 @@ describe("standalone artifact", () => {
   it("runs outside the checkout, with no node_modules on any parent path", () => {
     expect(artifact.dir.startsWith(process.cwd())).toBe(false);
     expect(nodeModulesAbove(artifact.dir)).toEqual([]);
+  });
+
+  // The build's file tracer copies what the server may read: a path it cannot pin down takes the
+  // whole checkout (sources, tests, docs), and a static one under .data/ took the local keys.
+  it("holds the app alone: nothing else of the checkout, no local keys", () => {
+    expect(readdirSync(ARTIFACT).sort()).toEqual([
+      ".next",
+      "keyhook-start.mjs",
+      "keyhook-worker.mjs",
+      "node_modules",
+      "package.json",
+      "prisma",
+      "server.js",
+    ]);
   });
 
   it("applied the migrations to the empty database at start", () => {

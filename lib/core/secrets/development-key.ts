@@ -8,8 +8,9 @@ import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:f
 import path from "node:path";
 import { KEY_BYTES } from "../config/encryption-keys";
 
-const DEVELOPMENT_KEY_FILE = path.join(".data", "secrets-encryption-key");
-export const DEVELOPMENT_AUDIT_KEY_FILE = path.join(".data", "audit-signing-key");
+// Read at run time only: the build's file tracer would copy a developer's keys into the artifact.
+const DEVELOPMENT_KEY_FILE = path.join(/* turbopackIgnore: true */ ".data", "secrets-encryption-key");
+export const DEVELOPMENT_AUDIT_KEY_FILE = path.join(/* turbopackIgnore: true */ ".data", "audit-signing-key");
 
 export function developmentKeys(): string {
   return developmentKeyFile(DEVELOPMENT_KEY_FILE);

@@ -65,7 +65,9 @@ export async function readPgBackRestInfo(options: {
   ];
   const run = await new Promise<{ stdout: string; stderr: string; error: ExecFileException | null }>((resolve) => {
     execFile(
-      command,
+      // A host binary, not a file of the app: the build's file tracer must not follow it (it
+      // would copy the whole project into the standalone output).
+      /* turbopackIgnore: true */ command,
       args,
       { timeout: options.timeoutMs ?? 30_000, maxBuffer: 16 * 1024 * 1024, encoding: "utf8" },
       (error, stdout, stderr) => resolve({ stdout, stderr, error }),
