@@ -4,9 +4,9 @@ import "server-only";
 // it was issued under: every page, action and route re-reads the user (app/_lib/session.ts) and
 // refuses another version, so sign-out, disabling an account or changing a role, district or
 // password ends every existing session on its next request.
-import type { NextAuthOptions } from "next-auth";
+import type { NextAuthOptions, Session } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
-import { getToken } from "next-auth/jwt";
+import { getToken, type JWT } from "next-auth/jwt";
 import { recordAudit } from "@/lib/core/audit/record-audit";
 import { actorLabel } from "@/lib/core/auth/actor";
 import { clientAddress } from "@/lib/core/auth/client-address";
@@ -18,7 +18,7 @@ import { ssoDidMfa } from "@/lib/core/auth/mfa/sso-mfa";
 import { resolveOidcProfile, userinfoEndpointOf, type OidcClaims } from "@/lib/core/auth/resolve-oidc-profile";
 import { SIGN_IN_ERROR_CODES } from "@/lib/core/auth/sign-in-messages";
 import { verifyCredentials } from "@/lib/core/auth/verify-credentials";
-import { env } from "@/lib/core/config/env";
+import { env, type Env } from "@/lib/core/config/env";
 import { describeError, log } from "@/lib/core/log";
 import { authSecret, SESSION_MAX_AGE_SECONDS, sessionCookie } from "./auth-cookies";
 
@@ -41,116 +41,8 @@ export function oidcEnabled(): { name: string } | null {
 
 function buildAuthOptions(): NextAuthOptions {
   const config = env();
-  const providers: NextAuthOptions["providers"] = [
-    CredentialsProvider({
-      name: "Email and password",
-      credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-      async authorize(credentials, req) {
-        const email = typeof credentials?.email === "string" ? credentials.email : "";
-        const password = typeof credentials?.password === "string" ? credentials.password : "";
-        const address = clientAddress(
-          req?.headers?.["x-forwarded-for"] as string | undefined,
-          config.TRUSTED_PROXY_HOPS,
-        );
-        let result;
-        try {
-          result = await verifyCredentials({ email, password, address });
-        } catch (error) {
-          // A database outage: the details go to the log, the form gets a code (never this text).
-          log.error("sign-in failed", { error: describeError(error) });
-          throw new Error(SIGN_IN_ERROR_CODES.unavailable);
-        }
-        // The thrown message reaches the form as `error`: a code from sign-in-messages.ts, the
-        // same for every refusal, so it never says whether the email exists.
-        if (!result.ok) throw new Error(result.code);
-        return {
-          id: result.actor.id,
-          email: result.actor.email,
-          name: result.actor.name,
-          sessionVersion: result.sessionVersion,
-          factorAt: null,
-        };
-      },
-    }),
-    CredentialsProvider({
-      id: FACTOR_PROVIDER_ID,
-      name: "Second factor",
-      credentials: {
-        totp: { type: "text" },
-        recovery: { type: "text" },
-        passkey: { type: "text" },
-        enrolTotp: { type: "text" },
-        enrolPasskey: { type: "text" },
-        label: { type: "text" },
-      },
-      // Proves a factor for the user the current session cookie names, and issues the session
-      // again with the time of that proof (the cookie is read here: the form sends only the proof).
-      async authorize(credentials, req) {
-        const headers = (req?.headers ?? {}) as Record<string, string | undefined>;
-        const cookie = sessionCookie();
-        const token = await getToken({
-          req: { headers, cookies: parseCookies(headers.cookie) } as never,
-          secret: authSecret(),
-          cookieName: cookie.name,
-        });
-        const proof = proofOf(credentials as Record<string, unknown> | undefined);
-        if (!token?.sub || !proof) throw new Error(SIGN_IN_ERROR_CODES.factor);
-        let result;
-        try {
-          result = await proveFactor({
-            userId: token.sub,
-            sessionVersion: typeof token.sv === "number" ? token.sv : null,
-            sessionFactorAt: typeof token.fa === "number" ? new Date(token.fa) : null,
-            proof,
-            address: clientAddress(headers["x-forwarded-for"], config.TRUSTED_PROXY_HOPS),
-          });
-        } catch (error) {
-          log.error("second factor failed", { error: describeError(error) });
-          throw new Error(SIGN_IN_ERROR_CODES.unavailable);
-        }
-        if (!result.ok) throw new Error(result.code);
-        return {
-          id: result.actor.id,
-          email: result.actor.email,
-          name: result.actor.name,
-          sessionVersion: result.sessionVersion,
-          factorAt: Date.now(),
-          sso: token.sso === true,
-        };
-      },
-    }),
-  ];
-  if (oidcEnabled()) {
-    providers.push({
-      id: OIDC_PROVIDER_ID,
-      name: config.OIDC_NAME,
-      type: "oauth",
-      wellKnown: `${config.OIDC_ISSUER!.replace(/\/+$/, "")}/.well-known/openid-configuration`,
-      clientId: config.OIDC_CLIENT_ID!,
-      clientSecret: config.OIDC_CLIENT_SECRET!,
-      authorization: { params: { scope: "openid email profile" } },
-      idToken: true,
-      checks: ["pkce", "state"],
-      // Async: the email may have to come from userinfo (resolve-oidc-profile.ts). `emailTrusted`
-      // carries the verdict to the signIn callback, which refuses without it.
-      async profile(claims: OidcClaims & { sub: string }, tokens) {
-        const identity = await resolveOidcProfile({
-          claims,
-          accessToken: tokens.access_token,
-          userinfoEndpoint: await userinfoEndpointOf(config.OIDC_ISSUER!),
-          trustIssuerEmails: config.OIDC_TRUST_ISSUER_EMAILS === "1",
-        });
-        return {
-          id: claims.sub,
-          email: identity.email,
-          name: identity.ok ? identity.name : null,
-          emailTrusted: identity.ok,
-          refusal: identity.ok ? null : identity.reason,
-        };
-      },
-    });
-  }
-
+  const providers: NextAuthOptions["providers"] = [passwordProvider(config), factorProvider(config)];
+  if (oidcEnabled()) providers.push(oidcProvider(config));
   const cookie = sessionCookie();
   return {
     secret: authSecret(),
@@ -170,91 +62,220 @@ function buildAuthOptions(): NextAuthOptions {
       },
     },
     callbacks: {
-      async signIn({ user, account, profile }) {
-        if (account?.provider !== OIDC_PROVIDER_ID) return true;
-        // Single sign-on only for people who already have an account here, by verified email.
-        const resolved = user as { emailTrusted?: unknown; refusal?: string | null };
-        const verified = resolved.emailTrusted === true;
-        const found = verified && user.email ? await findActorByEmail(user.email) : null;
-        // Without the identity provider's MFA, an account that must have a factor is either asked
-        // for Keyhook's own (the session waits for it) or refused here (OIDC_WITHOUT_MFA).
-        const mfaMissing =
-          found !== null &&
-          config.OIDC_WITHOUT_MFA === "refuse" &&
-          !ssoDidMfa(profile ?? {}, config.OIDC_MFA_ACR_VALUES) &&
-          (factorRequired(found.role, config.MFA_REQUIRED_ROLES) || (await holdsFactor(found.id)));
-        const actor = mfaMissing ? null : found;
-        await recordAudit({
-          actor: actor ? { id: actor.id, label: actorLabel(actor) } : { id: null, label: user.email ?? "(no email)" },
-          action: "sign-in",
-          tenantId: actor?.tenantId ?? null,
-          outcome: actor ? "ok" : "denied",
-          details: {
-            method: "oidc",
-            ...(actor
-              ? { identityProviderMfa: ssoDidMfa(profile ?? {}, config.OIDC_MFA_ACR_VALUES) }
-              : {
-                  reason: mfaMissing
-                    ? "no MFA at the identity provider"
-                    : verified
-                      ? "no such user or disabled"
-                      : (resolved.refusal ?? "email not verified"),
-                }),
-          },
-        });
-        if (mfaMissing) return `/signin?error=${SIGN_IN_ERROR_CODES.ssoMfa}`;
-        return actor ? true : "/signin?error=AccessDenied";
-      },
-      // The session names the user, the version it was issued under, when it last proved a
-      // second factor (`fa`, ms; the identity provider's MFA counts) and whether it came by SSO.
-      async jwt({ token, user, account, profile }) {
-        if (user && account?.provider === OIDC_PROVIDER_ID) {
-          const actor = user.email ? await findActorByEmail(user.email) : null;
-          token.sub = actor?.id;
-          token.sv = actor ? await currentSessionVersion(actor.id) : null;
-          token.fa = ssoDidMfa(profile ?? {}, config.OIDC_MFA_ACR_VALUES) ? Date.now() : null;
-          token.sso = true;
-        } else if (user) {
-          const signedIn = user as { sessionVersion?: number; factorAt?: number | null; sso?: boolean };
-          token.sub = user.id;
-          token.sv = signedIn.sessionVersion ?? null;
-          token.fa = signedIn.factorAt ?? null;
-          token.sso = signedIn.sso === true;
-        }
-        return token;
-      },
-      async session({ session, token }) {
-        const sessionVersion = typeof token.sv === "number" ? token.sv : null;
-        const factorAt = typeof token.fa === "number" ? token.fa : null;
-        return {
-          ...session,
-          user: {
-            id: token.sub ?? null,
-            email: session.user?.email ?? null,
-            sessionVersion,
-            factorAt,
-            sso: token.sso === true,
-          },
-        } as typeof session;
-      },
+      signIn: (params) => admitSignIn(config, params),
+      jwt: (params) => issueToken(config, params),
+      session: ({ session, token }) => sessionOf(session, token),
     },
-    events: {
-      async signOut({ token }) {
-        const actor = await loadActor(token?.sub, undefined, {
-          sessionVersion: typeof token?.sv === "number" ? token.sv : null,
+    events: { signOut: ({ token }) => endSessionsOnSignOut(token) },
+  };
+}
+
+/** Email and password: scrypt, throttled and audited (verify-credentials.ts). */
+function passwordProvider(config: Env) {
+  return CredentialsProvider({
+    name: "Email and password",
+    credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+    async authorize(credentials, req) {
+      const email = typeof credentials?.email === "string" ? credentials.email : "";
+      const password = typeof credentials?.password === "string" ? credentials.password : "";
+      const address = clientAddress(req?.headers?.["x-forwarded-for"] as string | undefined, config.TRUSTED_PROXY_HOPS);
+      let result;
+      try {
+        result = await verifyCredentials({ email, password, address });
+      } catch (error) {
+        // A database outage: the details go to the log, the form gets a code (never this text).
+        log.error("sign-in failed", { error: describeError(error) });
+        throw new Error(SIGN_IN_ERROR_CODES.unavailable);
+      }
+      // The thrown message reaches the form as `error`: a code from sign-in-messages.ts, the
+      // same for every refusal, so it never says whether the email exists.
+      if (!result.ok) throw new Error(result.code);
+      return {
+        id: result.actor.id,
+        email: result.actor.email,
+        name: result.actor.name,
+        sessionVersion: result.sessionVersion,
+        factorAt: null,
+      };
+    },
+  });
+}
+
+/** The second step of a sign-in and every step-up: one proof for the user the session names. */
+function factorProvider(config: Env) {
+  return CredentialsProvider({
+    id: FACTOR_PROVIDER_ID,
+    name: "Second factor",
+    credentials: {
+      totp: { type: "text" },
+      recovery: { type: "text" },
+      passkey: { type: "text" },
+      enrolTotp: { type: "text" },
+      enrolPasskey: { type: "text" },
+      label: { type: "text" },
+    },
+    // Proves a factor for the user the current session cookie names, and issues the session
+    // again with the time of that proof (the cookie is read here: the form sends only the proof).
+    async authorize(credentials, req) {
+      const headers = (req?.headers ?? {}) as Record<string, string | undefined>;
+      const cookie = sessionCookie();
+      const token = await getToken({
+        req: { headers, cookies: parseCookies(headers.cookie) } as never,
+        secret: authSecret(),
+        cookieName: cookie.name,
+      });
+      const proof = proofOf(credentials as Record<string, unknown> | undefined);
+      if (!token?.sub || !proof) throw new Error(SIGN_IN_ERROR_CODES.factor);
+      let result;
+      try {
+        result = await proveFactor({
+          userId: token.sub,
+          sessionVersion: typeof token.sv === "number" ? token.sv : null,
+          sessionFactorAt: typeof token.fa === "number" ? new Date(token.fa) : null,
+          proof,
+          address: clientAddress(headers["x-forwarded-for"], config.TRUSTED_PROXY_HOPS),
         });
-        if (!actor) return; // an already-ended session: nothing more to end
-        // Every session of this user ends, not only this cookie (a copied cookie is dead too).
-        await endAllSessions(actor.id);
-        await recordAudit({
-          actor: { id: actor.id, label: actorLabel(actor) },
-          action: "sign-out",
-          tenantId: actor.tenantId,
-          outcome: "ok",
-        });
-      },
+      } catch (error) {
+        log.error("second factor failed", { error: describeError(error) });
+        throw new Error(SIGN_IN_ERROR_CODES.unavailable);
+      }
+      if (!result.ok) throw new Error(result.code);
+      return {
+        id: result.actor.id,
+        email: result.actor.email,
+        name: result.actor.name,
+        sessionVersion: result.sessionVersion,
+        factorAt: Date.now(),
+        sso: token.sso === true,
+      };
+    },
+  });
+}
+
+/** The one OIDC provider, when OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set. */
+function oidcProvider(config: Env): NextAuthOptions["providers"][number] {
+  return {
+    id: OIDC_PROVIDER_ID,
+    name: config.OIDC_NAME,
+    type: "oauth",
+    wellKnown: `${config.OIDC_ISSUER!.replace(/\/+$/, "")}/.well-known/openid-configuration`,
+    clientId: config.OIDC_CLIENT_ID!,
+    clientSecret: config.OIDC_CLIENT_SECRET!,
+    authorization: { params: { scope: "openid email profile" } },
+    idToken: true,
+    checks: ["pkce", "state"],
+    // Async: the email may have to come from userinfo (resolve-oidc-profile.ts). `emailTrusted`
+    // carries the verdict to the signIn callback, which refuses without it.
+    async profile(claims: OidcClaims & { sub: string }, tokens) {
+      const identity = await resolveOidcProfile({
+        claims,
+        accessToken: tokens.access_token,
+        userinfoEndpoint: await userinfoEndpointOf(config.OIDC_ISSUER!),
+        trustIssuerEmails: config.OIDC_TRUST_ISSUER_EMAILS === "1",
+      });
+      return {
+        id: claims.sub,
+        email: identity.email,
+        name: identity.ok ? identity.name : null,
+        emailTrusted: identity.ok,
+        refusal: identity.ok ? null : identity.reason,
+      };
     },
   };
+}
+
+type Callbacks = NonNullable<NextAuthOptions["callbacks"]>;
+
+/** Password and factor sign-ins pass (their providers decided); SSO only for an account here. */
+async function admitSignIn(
+  config: Env,
+  { user, account, profile }: Parameters<NonNullable<Callbacks["signIn"]>>[0],
+): Promise<string | boolean> {
+  if (account?.provider !== OIDC_PROVIDER_ID) return true;
+  // Single sign-on only for people who already have an account here, by verified email.
+  const resolved = user as { emailTrusted?: unknown; refusal?: string | null };
+  const verified = resolved.emailTrusted === true;
+  const found = verified && user.email ? await findActorByEmail(user.email) : null;
+  // Without the identity provider's MFA, an account that must have a factor is either asked
+  // for Keyhook's own (the session waits for it) or refused here (OIDC_WITHOUT_MFA).
+  const mfaMissing =
+    found !== null &&
+    config.OIDC_WITHOUT_MFA === "refuse" &&
+    !ssoDidMfa(profile ?? {}, config.OIDC_MFA_ACR_VALUES) &&
+    (factorRequired(found.role, config.MFA_REQUIRED_ROLES) || (await holdsFactor(found.id)));
+  const actor = mfaMissing ? null : found;
+  await recordAudit({
+    actor: actor ? { id: actor.id, label: actorLabel(actor) } : { id: null, label: user.email ?? "(no email)" },
+    action: "sign-in",
+    tenantId: actor?.tenantId ?? null,
+    outcome: actor ? "ok" : "denied",
+    details: {
+      method: "oidc",
+      ...(actor
+        ? { identityProviderMfa: ssoDidMfa(profile ?? {}, config.OIDC_MFA_ACR_VALUES) }
+        : {
+            reason: mfaMissing
+              ? "no MFA at the identity provider"
+              : verified
+                ? "no such user or disabled"
+                : (resolved.refusal ?? "email not verified"),
+          }),
+    },
+  });
+  if (mfaMissing) return `/signin?error=${SIGN_IN_ERROR_CODES.ssoMfa}`;
+  return actor ? true : "/signin?error=AccessDenied";
+}
+
+// The session names the user, the version it was issued under, when it last proved a second
+// factor (`fa`, ms; the identity provider's MFA counts) and whether it came by SSO.
+async function issueToken(
+  config: Env,
+  { token, user, account, profile }: Parameters<NonNullable<Callbacks["jwt"]>>[0],
+): Promise<JWT> {
+  if (user && account?.provider === OIDC_PROVIDER_ID) {
+    const actor = user.email ? await findActorByEmail(user.email) : null;
+    token.sub = actor?.id;
+    token.sv = actor ? await currentSessionVersion(actor.id) : null;
+    token.fa = ssoDidMfa(profile ?? {}, config.OIDC_MFA_ACR_VALUES) ? Date.now() : null;
+    token.sso = true;
+  } else if (user) {
+    const signedIn = user as { sessionVersion?: number; factorAt?: number | null; sso?: boolean };
+    token.sub = user.id;
+    token.sv = signedIn.sessionVersion ?? null;
+    token.fa = signedIn.factorAt ?? null;
+    token.sso = signedIn.sso === true;
+  }
+  return token;
+}
+
+function sessionOf(session: Session, token: JWT): Session {
+  const sessionVersion = typeof token.sv === "number" ? token.sv : null;
+  const factorAt = typeof token.fa === "number" ? token.fa : null;
+  return {
+    ...session,
+    user: {
+      id: token.sub ?? null,
+      email: session.user?.email ?? null,
+      sessionVersion,
+      factorAt,
+      sso: token.sso === true,
+    },
+  } as Session;
+}
+
+/** Every session of this user ends, not only this cookie (a copied cookie is dead too). */
+async function endSessionsOnSignOut(token: JWT | undefined): Promise<void> {
+  const actor = await loadActor(token?.sub, undefined, {
+    sessionVersion: typeof token?.sv === "number" ? token.sv : null,
+  });
+  if (!actor) return; // an already-ended session: nothing more to end
+  await endAllSessions(actor.id);
+  await recordAudit({
+    actor: { id: actor.id, label: actorLabel(actor) },
+    action: "sign-out",
+    tenantId: actor.tenantId,
+    outcome: "ok",
+  });
 }
 
 function parseCookies(header: string | undefined): Record<string, string> {

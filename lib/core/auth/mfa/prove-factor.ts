@@ -100,29 +100,7 @@ async function attempt(
     return refused("stale-factor");
 
   const open = (await claimAddressAttempt(address, now, db)) && (await claimAccountAttempt(user.id, now, db));
-  let accepted: string | null = null;
-  let left: number | undefined;
-  if (open) {
-    if (proof.kind === "totp")
-      accepted = await acceptTotpCode({ userId: user.id, code: proof.code, now, confirmed: true }, db);
-    else if (proof.kind === "enrol-totp")
-      accepted = await acceptTotpCode(
-        { userId: user.id, code: proof.code, now, confirmed: false, factorId: proof.factorId },
-        db,
-      );
-    else if (proof.kind === "passkey")
-      accepted = await acceptPasskey({ userId: user.id, response: proof.response, now }, db);
-    else if (proof.kind === "enrol-passkey")
-      accepted = await registerPasskey(
-        { userId: user.id, response: proof.response, label: proof.label.slice(0, 60) || "Passkey", now },
-        db,
-      );
-    else {
-      const used = await spendRecoveryCode({ userId: user.id, code: proof.code, now }, db);
-      accepted = used ? "recovery" : null;
-      left = used?.left;
-    }
-  }
+  const { accepted, left } = open ? await checkProof(user.id, proof, now, db) : { accepted: null, left: undefined };
 
   if (!accepted) {
     await recordSignInFailure(
@@ -142,26 +120,7 @@ async function attempt(
   await settleAccountSuccess(user.id, now, db);
   await settleAddressSuccess(address, db);
   const method = proof.kind === "recovery" ? "recovery" : proof.kind.endsWith("passkey") ? "passkey" : "totp";
-  await recordAudit(
-    adding
-      ? {
-          actor: { id: user.id, label: actorLabel(actor) },
-          action: "mfa.enrol",
-          tenantId: user.tenantId,
-          target: accepted,
-          outcome: "ok",
-          details: { kind: method, first: !held },
-        }
-      : {
-          actor: { id: user.id, label: actorLabel(actor) },
-          action: method === "recovery" ? "mfa.recovery-code" : "mfa.verify",
-          tenantId: user.tenantId,
-          target: method === "recovery" ? null : accepted,
-          outcome: "ok",
-          details: { method, ...(left !== undefined ? { recoveryCodesLeft: left } : {}) },
-        },
-    db,
-  );
+  await recordAudit(successEntry({ actor, proof: { adding, method, accepted, left, first: !held } }), db);
   return {
     ok: true,
     actor,
@@ -169,5 +128,66 @@ async function attempt(
     method,
     recoveryCodesLeft: left,
     firstFactor: adding && !held,
+  };
+}
+
+/** The proof checked against the user's factors: the factor it matched (its id, or "recovery"). */
+async function checkProof(
+  userId: string,
+  proof: FactorProof,
+  now: Date,
+  db: DbOrTx,
+): Promise<{ accepted: string | null; left?: number }> {
+  switch (proof.kind) {
+    case "totp":
+      return { accepted: await acceptTotpCode({ userId, code: proof.code, now, confirmed: true }, db) };
+    case "enrol-totp":
+      return {
+        accepted: await acceptTotpCode(
+          { userId, code: proof.code, now, confirmed: false, factorId: proof.factorId },
+          db,
+        ),
+      };
+    case "passkey":
+      return { accepted: await acceptPasskey({ userId, response: proof.response, now }, db) };
+    case "enrol-passkey":
+      return {
+        accepted: await registerPasskey(
+          { userId, response: proof.response, label: proof.label.slice(0, 60) || "Passkey", now },
+          db,
+        ),
+      };
+    case "recovery": {
+      const used = await spendRecoveryCode({ userId, code: proof.code, now }, db);
+      return { accepted: used ? "recovery" : null, left: used?.left };
+    }
+  }
+}
+
+/** The audit entry of an accepted proof: a factor added, a recovery code spent, or a verification. */
+function successEntry({
+  actor,
+  proof,
+}: {
+  actor: Actor;
+  proof: { adding: boolean; method: "totp" | "passkey" | "recovery"; accepted: string; left?: number; first: boolean };
+}): Parameters<typeof recordAudit>[0] {
+  const who = { id: actor.id, label: actorLabel(actor) };
+  if (proof.adding)
+    return {
+      actor: who,
+      action: "mfa.enrol",
+      tenantId: actor.tenantId,
+      target: proof.accepted,
+      outcome: "ok",
+      details: { kind: proof.method, first: proof.first },
+    };
+  return {
+    actor: who,
+    action: proof.method === "recovery" ? "mfa.recovery-code" : "mfa.verify",
+    tenantId: actor.tenantId,
+    target: proof.method === "recovery" ? null : proof.accepted,
+    outcome: "ok",
+    details: { method: proof.method, ...(proof.left !== undefined ? { recoveryCodesLeft: proof.left } : {}) },
   };
 }
