@@ -4,9 +4,7 @@
 // are for operators and for the browser tests (which run no worker).
 // On DATABASE_URL, or, when it is unset, on the embedded PostgreSQL in .data/postgres, like `npm run purge`.
 // Exit code 0 when it ran, 1 when it failed (a drift check the provider interrupted included).
-import nextEnv from "@next/env"; // CommonJS without detectable named exports
-import { parseEnv, type Env } from "../lib/core/config/env";
-import { prepareDatabase } from "../tooling/dev/prepare-database";
+import { openScriptDatabase } from "../tooling/script-database";
 
 const usage = "usage: npm run alerts -- sweep | drift";
 
@@ -18,20 +16,7 @@ function fail(message: string): never {
 const command = process.argv[2];
 if (command !== "sweep" && command !== "drift") fail(usage);
 
-nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
-let settings: Env;
-try {
-  settings = parseEnv(process.env);
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-}
-
-const database = await prepareDatabase({ databaseUrl: settings.DATABASE_URL }).catch((error: unknown) =>
-  fail(`database not ready: ${error instanceof Error ? error.message : String(error)}`),
-);
-// Before anything reads the configuration: lib/core/config/env.ts reads it once.
-process.env.DATABASE_URL = database.databaseUrl;
-const { disconnectDb } = await import("../lib/core/db/client");
+const { stop: stopDatabase, disconnectDb } = await openScriptDatabase(fail);
 
 let exitCode = 1;
 try {
@@ -65,6 +50,6 @@ try {
   );
 } finally {
   await disconnectDb();
-  await database.stop();
+  await stopDatabase();
 }
 process.exit(exitCode);

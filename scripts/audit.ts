@@ -5,10 +5,8 @@
 // verify. Both for operators and for the browser tests (which run no worker), on DATABASE_URL or,
 // when it is unset, on the embedded PostgreSQL in .data/postgres, like `npm run purge`.
 import { randomBytes } from "node:crypto";
-import nextEnv from "@next/env"; // CommonJS without detectable named exports
 import { privateKeyFromSeed, rawPublicKey } from "../lib/core/audit/audit-checkpoint";
-import { parseEnv, type Env } from "../lib/core/config/env";
-import { prepareDatabase } from "../tooling/dev/prepare-database";
+import { openScriptDatabase } from "../tooling/script-database";
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`keyhook: ${message}\n`);
@@ -27,19 +25,7 @@ if (command === "new-key") {
 if (command !== "checkpoint" && command !== "verify")
   fail("usage: npm run audit -- new-key [id] | checkpoint | verify", 2);
 
-nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
-let settings: Env;
-try {
-  settings = parseEnv(process.env);
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-}
-const database = await prepareDatabase({ databaseUrl: settings.DATABASE_URL }).catch((error: unknown) =>
-  fail(`database not ready: ${error instanceof Error ? error.message : String(error)}`),
-);
-// Before anything reads the configuration: lib/core/config/env.ts reads it once.
-process.env.DATABASE_URL = database.databaseUrl;
-const { disconnectDb } = await import("../lib/core/db/client");
+const { stop: stopDatabase, disconnectDb } = await openScriptDatabase(fail);
 let exitCode = 1;
 try {
   if (command === "checkpoint") {
@@ -63,6 +49,6 @@ try {
   process.stderr.write(`keyhook: ${error instanceof Error ? error.message : String(error)}\n`);
 } finally {
   await disconnectDb();
-  await database.stop();
+  await stopDatabase();
 }
 process.exit(exitCode);

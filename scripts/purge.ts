@@ -6,9 +6,7 @@
 // the occasion, or shared with a running `npm run dev`), like `npm run db:migrate`.
 // Exit code 0 when it ran or another replica holds the lock, 1 when it failed or was refused.
 import { parseArgs } from "node:util";
-import nextEnv from "@next/env"; // CommonJS without detectable named exports
-import { parseEnv, type Env } from "../lib/core/config/env";
-import { prepareDatabase } from "../tooling/dev/prepare-database";
+import { openScriptDatabase } from "../tooling/script-database";
 
 const usage = "usage: npm run purge -- [--batch-size N (1..50000)] [--pause-ms N]";
 
@@ -30,21 +28,7 @@ try {
   fail(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
 }
 
-// The same .env files the app reads, and the same refusal of an unsafe retention window.
-nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
-let settings: Env;
-try {
-  settings = parseEnv(process.env);
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-}
-
-const database = await prepareDatabase({ databaseUrl: settings.DATABASE_URL }).catch((error: unknown) =>
-  fail(`database not ready: ${error instanceof Error ? error.message : String(error)}`),
-);
-// Before anything reads the configuration: lib/core/config/env.ts reads it once.
-process.env.DATABASE_URL = database.databaseUrl;
-const { disconnectDb } = await import("../lib/core/db/client");
+const { stop: stopDatabase, disconnectDb } = await openScriptDatabase(fail);
 const { runPurge } = await import("../lib/operations/retention/run-purge");
 
 let exitCode = 1;
@@ -70,6 +54,6 @@ try {
   );
 } finally {
   await disconnectDb();
-  await database.stop();
+  await stopDatabase();
 }
 process.exit(exitCode);

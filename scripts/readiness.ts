@@ -7,9 +7,7 @@
 // Exit 0 when every step passed, 1 when one failed (each says what to fix), 2 when it could not run.
 import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
-import nextEnv from "@next/env"; // CommonJS without detectable named exports
-import { parseEnv } from "../lib/core/config/env";
-import { prepareDatabase } from "../tooling/dev/prepare-database";
+import { openScriptDatabase } from "../tooling/script-database";
 
 const usage = "usage: npm run readiness -- [--webhook-url URL] [--wait-ms N] [--json]";
 
@@ -38,18 +36,7 @@ try {
   fail(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
 }
 
-nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
-try {
-  parseEnv(process.env);
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-}
-
-const database = await prepareDatabase({ databaseUrl: process.env.DATABASE_URL }).catch((error: unknown) =>
-  fail(`database not ready: ${error instanceof Error ? error.message : String(error)}`),
-);
-process.env.DATABASE_URL = database.databaseUrl;
-const { disconnectDb } = await import("../lib/core/db/client");
+const { stop: stopDatabase, disconnectDb } = await openScriptDatabase(fail);
 const { runReadiness } = await import("../lib/operations/readiness/run-readiness");
 
 let exitCode = 2;
@@ -78,6 +65,6 @@ try {
   );
 } finally {
   await disconnectDb();
-  await database.stop();
+  await stopDatabase();
 }
 process.exit(exitCode);

@@ -13,9 +13,7 @@
 // incomplete (it says what is left; running it again is safe), 2 when it was refused or could not run.
 import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
-import nextEnv from "@next/env"; // CommonJS without detectable named exports
-import { parseEnv, type Env } from "../lib/core/config/env";
-import { prepareDatabase } from "../tooling/dev/prepare-database";
+import { openScriptDatabase } from "../tooling/script-database";
 
 const usage = "usage: npm run recover -- --since <time> [--dry-run] [--stall-ms N] [--json]";
 
@@ -66,20 +64,7 @@ try {
   fail(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
 }
 
-nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
-let settings: Env;
-try {
-  settings = parseEnv(process.env);
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-}
-
-const database = await prepareDatabase({ databaseUrl: settings.DATABASE_URL }).catch((error: unknown) =>
-  fail(`database not ready: ${error instanceof Error ? error.message : String(error)}`),
-);
-// Before anything reads the configuration: lib/core/config/env.ts reads it once.
-process.env.DATABASE_URL = database.databaseUrl;
-const { disconnectDb } = await import("../lib/core/db/client");
+const { stop: stopDatabase, disconnectDb } = await openScriptDatabase(fail);
 const { recoverFromProvider } = await import("../lib/operations/recovery/recover-from-provider");
 
 let lastProgress = 0;
@@ -149,6 +134,6 @@ try {
   );
 } finally {
   await disconnectDb();
-  await database.stop();
+  await stopDatabase();
 }
 process.exit(exitCode);

@@ -6,10 +6,8 @@
 // `rotate`, then drop the old entries (docs/security.md, "Secrets at rest").
 // On DATABASE_URL, or, when it is unset, on the embedded PostgreSQL in .data/postgres, like `npm run purge`.
 import { randomBytes } from "node:crypto";
-import nextEnv from "@next/env"; // CommonJS without detectable named exports
-import { parseEnv, type Env } from "../lib/core/config/env";
 import { KEY_BYTES } from "../lib/core/config/encryption-keys";
-import { prepareDatabase } from "../tooling/dev/prepare-database";
+import { openScriptDatabase } from "../tooling/script-database";
 
 const usage = "usage: npm run secrets -- new-key [id] | status | rotate";
 
@@ -27,21 +25,7 @@ if (command === "new-key") {
 }
 if (command !== "status" && command !== "rotate") fail(usage);
 
-nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
-let settings: Env;
-try {
-  settings = parseEnv(process.env);
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-}
-
-const database = await prepareDatabase({
-  databaseUrl: settings.DATABASE_URL,
-  directDatabaseUrl: settings.DIRECT_DATABASE_URL,
-}).catch((error: unknown) => fail(`database not ready: ${error instanceof Error ? error.message : String(error)}`));
-// Before anything reads the configuration: lib/core/config/env.ts reads it once.
-process.env.DATABASE_URL = database.databaseUrl;
-const { disconnectDb } = await import("../lib/core/db/client");
+const { stop: stopDatabase, disconnectDb } = await openScriptDatabase(fail, { directDatabaseUrl: true });
 
 const describe = (inventory: { total: number; clear: number; byKey: Record<string, number> }) =>
   [
@@ -69,6 +53,6 @@ try {
   );
 } finally {
   await disconnectDb();
-  await database.stop();
+  await stopDatabase();
 }
 process.exit(exitCode);

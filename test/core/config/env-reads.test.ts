@@ -12,18 +12,9 @@ const TOOLING_READERS: Record<string, string> = {
   "scripts/migrate.ts":
     "DATABASE_URL and DIRECT_DATABASE_URL only: migrations run before the app's other settings exist (a deploy step)",
   "scripts/diff.ts": "DATABASE_URL only, like db:migrate",
-  "scripts/purge.ts": "hands the environment to parseEnv, then sets DATABASE_URL for lib/core/config/env.ts",
   "scripts/event.ts": "hands the environment to parseEnv",
-  "scripts/alerts.ts":
-    "hands the environment to parseEnv, then sets DATABASE_URL for lib/core/config/env.ts (like purge)",
-  "scripts/audit.ts":
-    "hands the environment to parseEnv, then sets DATABASE_URL for lib/core/config/env.ts (like purge)",
-  "scripts/secrets.ts":
-    "hands the environment to parseEnv, then sets DATABASE_URL for lib/core/config/env.ts (like purge)",
-  "scripts/readiness.ts":
-    "hands the environment to parseEnv, then sets DATABASE_URL for lib/core/config/env.ts (like purge)",
-  "scripts/recover.ts":
-    "hands the environment to parseEnv, then sets DATABASE_URL for lib/core/config/env.ts (like purge)",
+  "tooling/script-database.ts":
+    "hands the environment to parseEnv, then sets DATABASE_URL for lib/core/config/env.ts (purge, alerts, audit, secrets, readiness, recover)",
   "server/serve.ts": "hands the environment to parseEnv; sets NODE_ENV=production for Next before it loads",
   "server/standalone-start.ts":
     "hands the environment to parseEnv; sets NODE_ENV=production and the built config for Next before it loads",
