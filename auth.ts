@@ -8,7 +8,7 @@ import type { NextAuthOptions, Session } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { getToken, type JWT } from "next-auth/jwt";
 import { recordAudit } from "@/lib/core/audit/record-audit";
-import { actorLabel } from "@/lib/core/auth/actor";
+import { actorLabel, type Actor } from "@/lib/core/auth/actor";
 import { clientAddress } from "@/lib/core/auth/client-address";
 import { currentSessionVersion, endAllSessions, findActorByEmail, loadActor } from "@/lib/core/auth/load-actor";
 import { holdsFactor } from "@/lib/core/auth/mfa/factor-facts";
@@ -79,24 +79,9 @@ function passwordProvider(config: Env) {
       const email = typeof credentials?.email === "string" ? credentials.email : "";
       const password = typeof credentials?.password === "string" ? credentials.password : "";
       const address = clientAddress(req?.headers?.["x-forwarded-for"] as string | undefined, config.TRUSTED_PROXY_HOPS);
-      let result;
-      try {
-        result = await verifyCredentials({ email, password, address });
-      } catch (error) {
-        // A database outage: the details go to the log, the form gets a code (never this text).
-        log.error("sign-in failed", { error: describeError(error) });
-        throw new Error(SIGN_IN_ERROR_CODES.unavailable);
-      }
-      // The thrown message reaches the form as `error`: a code from sign-in-messages.ts, the
-      // same for every refusal, so it never says whether the email exists.
-      if (!result.ok) throw new Error(result.code);
-      return {
-        id: result.actor.id,
-        email: result.actor.email,
-        name: result.actor.name,
-        sessionVersion: result.sessionVersion,
-        factorAt: null,
-      };
+      return sessionUser("sign-in failed", () => verifyCredentials({ email, password, address }), {
+        factorProven: false,
+      });
     },
   });
 }
@@ -126,30 +111,49 @@ function factorProvider(config: Env) {
       });
       const proof = proofOf(credentials as Record<string, unknown> | undefined);
       if (!token?.sub || !proof) throw new Error(SIGN_IN_ERROR_CODES.factor);
-      let result;
-      try {
-        result = await proveFactor({
-          userId: token.sub,
-          sessionVersion: typeof token.sv === "number" ? token.sv : null,
-          sessionFactorAt: typeof token.fa === "number" ? new Date(token.fa) : null,
-          proof,
-          address: clientAddress(headers["x-forwarded-for"], config.TRUSTED_PROXY_HOPS),
-        });
-      } catch (error) {
-        log.error("second factor failed", { error: describeError(error) });
-        throw new Error(SIGN_IN_ERROR_CODES.unavailable);
-      }
-      if (!result.ok) throw new Error(result.code);
-      return {
-        id: result.actor.id,
-        email: result.actor.email,
-        name: result.actor.name,
-        sessionVersion: result.sessionVersion,
-        factorAt: Date.now(),
-        sso: token.sso === true,
-      };
+      const userId = token.sub;
+      return sessionUser(
+        "second factor failed",
+        () =>
+          proveFactor({
+            userId,
+            sessionVersion: typeof token.sv === "number" ? token.sv : null,
+            sessionFactorAt: typeof token.fa === "number" ? new Date(token.fa) : null,
+            proof,
+            address: clientAddress(headers["x-forwarded-for"], config.TRUSTED_PROXY_HOPS),
+          }),
+        { factorProven: true, sso: token.sso === true },
+      );
     },
   });
+}
+
+/**
+ * A credentials step's verdict as next-auth's user. A refusal is thrown as its code from
+ * sign-in-messages.ts (the form shows it as `error`, the same for every refusal, so it never says
+ * whether the email exists); a database outage goes to the log and reaches the form as a code too.
+ */
+async function sessionUser(
+  failure: string,
+  check: () => Promise<{ ok: true; actor: Actor; sessionVersion: number } | { ok: false; code: string }>,
+  session: { factorProven: boolean; sso?: boolean },
+) {
+  let result;
+  try {
+    result = await check();
+  } catch (error) {
+    log.error(failure, { error: describeError(error) });
+    throw new Error(SIGN_IN_ERROR_CODES.unavailable);
+  }
+  if (!result.ok) throw new Error(result.code);
+  return {
+    id: result.actor.id,
+    email: result.actor.email,
+    name: result.actor.name,
+    sessionVersion: result.sessionVersion,
+    factorAt: session.factorProven ? Date.now() : null,
+    sso: session.sso === true,
+  };
 }
 
 /** The one OIDC provider, when OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set. */

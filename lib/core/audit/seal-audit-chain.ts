@@ -5,23 +5,11 @@ import "server-only";
 // the head row's lock (new entries wait for it), through the one UPDATE path the append-only
 // trigger leaves for it (keyhook.audit_sealing). The worker calls it before every checkpoint.
 import { prisma, type Db } from "../db/client";
-import { contentHash, GENESIS_HASH, linkHash, storedDetails } from "./audit-hash";
+import { contentHash, GENESIS_HASH, linkHash, storedDetails, type AuditContent } from "./audit-hash";
 
 const PAGE = 2_000;
 
-type Row = {
-  id: bigint;
-  seq: bigint;
-  at: Date;
-  actor_id: string | null;
-  actor: string;
-  action: string;
-  tenant_id: string | null;
-  target: string | null;
-  outcome: string;
-  details: unknown;
-  content_hash: string | null;
-};
+type Row = AuditContent & { id: bigint; seq: bigint; at: Date; content_hash: string | null };
 
 export async function sealAuditChain(db: Db = prisma): Promise<{ sealed: number }> {
   const head = await db.auditChainHead.findUnique({ where: { id: true }, select: { hash: true } });
